@@ -1,0 +1,245 @@
+//! The attribute's arguments: `#[tokiwa::main(flavor = "...", ...)]`.
+//!
+//! Arguments are read as `name = literal` pairs (a `syn::Meta` list) and
+//! folded into a [`Config`]. Every mistake becomes a `syn::Error` spanned at
+//! the token that caused it; the caller still expands the function with
+//! [`Config::default_for`] so IDEs keep working while the error is shown.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::{Expr, ExprLit, Lit, Meta, Token};
+
+/// Which attribute is being expanded; decides defaults and message wording.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Main,
+    Test,
+}
+
+impl Kind {
+    /// The attribute as the user writes it, for error messages.
+    pub(crate) fn macro_name(self) -> &'static str {
+        match self {
+            Kind::Main => "tokiwa::main",
+            Kind::Test => "tokiwa::test",
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Flavor {
+    CurrentThread,
+    MultiThread,
+}
+
+/// The settled configuration the expansion is generated from.
+pub(crate) struct Config {
+    pub(crate) flavor: Flavor,
+    pub(crate) worker_threads: Option<usize>,
+    pub(crate) start_paused: Option<bool>,
+    /// `crate = "..."`; `None` means "find tokiwa in the user's Cargo.toml".
+    pub(crate) crate_path: Option<syn::Path>,
+}
+
+impl Config {
+    /// tokio's defaults: `main` runs on the multi-thread runtime, tests on
+    /// the current-thread one.
+    pub(crate) fn default_for(kind: Kind) -> Config {
+        Config {
+            flavor: match kind {
+                Kind::Main => Flavor::MultiThread,
+                Kind::Test => Flavor::CurrentThread,
+            },
+            worker_threads: None,
+            start_paused: None,
+            crate_path: None,
+        }
+    }
+
+    /// The builder expression, e.g.
+    /// `::tokiwa::runtime::Builder::new_multi_thread().worker_threads(4)`.
+    pub(crate) fn builder(&self, krate: &TokenStream) -> TokenStream {
+        let mut builder = match self.flavor {
+            Flavor::CurrentThread => quote!(#krate::runtime::Builder::new_current_thread()),
+            Flavor::MultiThread => quote!(#krate::runtime::Builder::new_multi_thread()),
+        };
+        if let Some(n) = self.worker_threads {
+            let n = proc_macro2::Literal::usize_unsuffixed(n);
+            builder = quote!(#builder.worker_threads(#n));
+        }
+        if let Some(paused) = self.start_paused {
+            builder = quote!(#builder.start_paused(#paused));
+        }
+        builder
+    }
+}
+
+const KNOWN: &str = "`flavor`, `worker_threads`, `start_paused`, `crate`";
+
+/// Parses the attribute's arguments into a [`Config`].
+pub(crate) fn parse(args: TokenStream, kind: Kind) -> syn::Result<Config> {
+    let metas = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(args)?;
+
+    let mut flavor = None;
+    let mut worker_threads = None;
+    let mut start_paused = None;
+    let mut crate_path = None;
+    for meta in metas {
+        let (name, lit) = name_and_value(meta, kind)?;
+        let span = lit.span();
+        match name.to_string().as_str() {
+            "flavor" => set(&mut flavor, &name, parse_flavor(&lit)?)?,
+            "worker_threads" => set(&mut worker_threads, &name, (parse_threads(&lit)?, span))?,
+            "start_paused" => match lit {
+                Lit::Bool(b) => set(&mut start_paused, &name, (b.value, span))?,
+                _ => {
+                    return Err(syn::Error::new(
+                        span,
+                        "`start_paused` must be `true` or `false`.",
+                    ))
+                }
+            },
+            "crate" => set(&mut crate_path, &name, parse_crate_path(&lit)?)?,
+            other => return Err(unknown(&name, other)),
+        }
+    }
+
+    let flavor = flavor.unwrap_or(Config::default_for(kind).flavor);
+    let use_flavor =
+        |flavor: &str| format!("Use `#[{}(flavor = \"{flavor}\")]`", kind.macro_name());
+    if let (Flavor::CurrentThread, Some((_, span))) = (flavor, worker_threads) {
+        let msg = "The `worker_threads` option requires the `multi_thread` runtime flavor.";
+        return Err(syn::Error::new(
+            span,
+            format!("{msg} {}", use_flavor("multi_thread")),
+        ));
+    }
+    // As in tokio: a paused clock is only offered on the single-threaded runtime.
+    if let (Flavor::MultiThread, Some((_, span))) = (flavor, start_paused) {
+        let msg = "The `start_paused` option requires the `current_thread` runtime flavor.";
+        return Err(syn::Error::new(
+            span,
+            format!("{msg} {}", use_flavor("current_thread")),
+        ));
+    }
+
+    Ok(Config {
+        flavor,
+        worker_threads: worker_threads.map(|(n, _)| n),
+        start_paused: start_paused.map(|(b, _)| b),
+        crate_path,
+    })
+}
+
+/// Splits `name = "literal"`, explaining the other shapes an argument can take.
+fn name_and_value(meta: Meta, kind: Kind) -> syn::Result<(syn::Ident, Lit)> {
+    let name_value = match meta {
+        Meta::NameValue(name_value) => name_value,
+        Meta::Path(path) => return Err(bare_name_error(&path, kind)),
+        Meta::List(list) => {
+            let msg = "expected `name = value`, e.g. `flavor = \"multi_thread\"`";
+            return Err(syn::Error::new_spanned(list, msg));
+        }
+    };
+    // `crate` is a keyword, but syn's `Meta` parser takes it as an ident here.
+    let Some(name) = name_value.path.get_ident().cloned() else {
+        return Err(unknown(&name_value.path, &path_name(&name_value.path)));
+    };
+    match name_value.value {
+        Expr::Lit(ExprLit { lit, .. }) => Ok((name, lit)),
+        other => Err(syn::Error::new_spanned(other, "expected a literal")),
+    }
+}
+
+/// Stores an argument's value, refusing a second one.
+fn set<T>(slot: &mut Option<T>, name: &syn::Ident, value: T) -> syn::Result<()> {
+    if slot.is_some() {
+        return Err(syn::Error::new(
+            name.span(),
+            format!("`{name}` set multiple times."),
+        ));
+    }
+    *slot = Some(value);
+    Ok(())
+}
+
+fn parse_threads(lit: &Lit) -> syn::Result<usize> {
+    let Lit::Int(int) = lit else {
+        return Err(syn::Error::new(
+            lit.span(),
+            "`worker_threads` must be an integer.",
+        ));
+    };
+    match int.base10_parse::<usize>()? {
+        0 => Err(syn::Error::new(
+            lit.span(),
+            "`worker_threads` may not be 0.",
+        )),
+        n => Ok(n),
+    }
+}
+
+fn parse_crate_path(lit: &Lit) -> syn::Result<syn::Path> {
+    let Lit::Str(s) = lit else {
+        return Err(syn::Error::new(
+            lit.span(),
+            "`crate` must be a string naming a path, e.g. \"tokiwa\".",
+        ));
+    };
+    s.parse().map_err(|_| {
+        let msg = format!(
+            "Failed to parse value of `crate` as path: \"{}\"",
+            s.value()
+        );
+        syn::Error::new(s.span(), msg)
+    })
+}
+
+fn parse_flavor(lit: &Lit) -> syn::Result<Flavor> {
+    let Lit::Str(s) = lit else {
+        return Err(syn::Error::new(
+            lit.span(),
+            "`flavor` must be a string, e.g. \"multi_thread\".",
+        ));
+    };
+    match s.value().as_str() {
+        "current_thread" => Ok(Flavor::CurrentThread),
+        "multi_thread" => Ok(Flavor::MultiThread),
+        other => {
+            let msg = format!(
+                "No such runtime flavor `{other}`. The runtime flavors are `current_thread` and `multi_thread`."
+            );
+            Err(syn::Error::new(s.span(), msg))
+        }
+    }
+}
+
+fn unknown(at: impl quote::ToTokens, name: &str) -> syn::Error {
+    let msg = format!("Unknown attribute {name} is specified; expected one of: {KNOWN}.");
+    syn::Error::new_spanned(at, msg)
+}
+
+fn path_name(path: &syn::Path) -> String {
+    quote!(#path).to_string().replace(' ', "")
+}
+
+/// A name without `= value`: point at the right spelling where we can guess it.
+fn bare_name_error(path: &syn::Path, kind: Kind) -> syn::Error {
+    let name = match path.get_ident() {
+        Some(ident) => ident.to_string(),
+        None => return unknown(path, &path_name(path)),
+    };
+    let msg = match name.as_str() {
+        "multi_thread" | "current_thread" => format!(
+            "Set the runtime flavor with #[{}(flavor = \"{name}\")].",
+            kind.macro_name()
+        ),
+        "flavor" | "worker_threads" | "start_paused" | "crate" => {
+            format!("The `{name}` attribute requires an argument.")
+        }
+        _ => return unknown(path, &name),
+    };
+    syn::Error::new_spanned(path, msg)
+}

@@ -1,0 +1,122 @@
+//! `#[tokiwa::main]` and `#[tokiwa::test]`: run an `async fn` on a tokiwa
+//! runtime. They take tokio's arguments and follow tokio's defaults, so a
+//! program written for `#[tokio::main]` / `#[tokio::test]` works unchanged.
+//!
+//! # What the expansion looks like
+//!
+//! ```ignore
+//! #[tokiwa::main(worker_threads = 2)]
+//! async fn main() -> Result<(), Error> { body }
+//! ```
+//!
+//! becomes, roughly,
+//!
+//! ```ignore
+//! fn main() -> Result<(), Error> {
+//!     let body = async move {
+//!         let output: Result<(), Error> = { body };
+//!         output
+//!     };
+//!     let body = ::core::pin::pin!(body);
+//!     return ::tokiwa::runtime::Builder::new_multi_thread()
+//!         .worker_threads(2)
+//!         .enable_all()
+//!         .build()
+//!         .expect("Failed building the Runtime")
+//!         .block_on(body);
+//! }
+//! ```
+//!
+//! `#[tokiwa::test]` is the same with `#[::core::prelude::v1::test]` put in
+//! front of the user's attributes (so `#[should_panic]` and `#[ignore]`
+//! compose with it) and the current-thread runtime as the default.
+//!
+//! # Arguments
+//!
+//! * `flavor = "multi_thread" | "current_thread"`: `main` defaults to
+//!   `multi_thread`, `test` to `current_thread`.
+//! * `worker_threads = N`: `N > 0`, only with `multi_thread`.
+//! * `start_paused = bool`: only with `current_thread`; needs tokiwa's
+//!   `test-util` feature, as in tokio.
+//! * `crate = "path"`: the crate to name the runtime through (a re-export,
+//!   or `"tokio"`). Without it the macro finds tokiwa in the calling
+//!   crate's Cargo.toml, under whatever name it is given there.
+//!
+//! # Errors
+//!
+//! Mistakes are reported at the offending token, and the function is still
+//! expanded with the default configuration next to the error, so an IDE
+//! keeps type information for the body while the attribute is being fixed.
+//! If the item is not a function at all, it is passed through unchanged
+//! with the error. See the `config` and `expand` modules for the details.
+
+use proc_macro::TokenStream;
+
+mod config;
+mod expand;
+
+use config::Kind;
+use expand::Function;
+
+/// Runs an `async fn` (usually `main`) on a tokiwa runtime, multi-threaded
+/// by default. Takes tokio's arguments: `flavor`, `worker_threads`,
+/// `start_paused` and `crate`.
+///
+/// ```ignore
+/// #[tokiwa::main(flavor = "current_thread")]
+/// async fn main() {
+///     println!("hello from tokiwa");
+/// }
+/// ```
+#[proc_macro_attribute]
+pub fn main(args: TokenStream, item: TokenStream) -> TokenStream {
+    entry(args.into(), item.into(), Kind::Main).into()
+}
+
+/// Marks an `async fn` as a test run on a tokiwa runtime, current-thread by
+/// default. Takes the same arguments as [`macro@main`].
+///
+/// ```ignore
+/// #[tokiwa::test]
+/// #[should_panic]
+/// async fn fails() {
+///     panic!("boom");
+/// }
+/// ```
+#[proc_macro_attribute]
+pub fn test(args: TokenStream, item: TokenStream) -> TokenStream {
+    entry(args.into(), item.into(), Kind::Test).into()
+}
+
+fn entry(
+    args: proc_macro2::TokenStream,
+    item: proc_macro2::TokenStream,
+    kind: Kind,
+) -> proc_macro2::TokenStream {
+    let function: Function = match syn::parse2(item.clone()) {
+        Ok(function) => function,
+        Err(e) => {
+            let mut out = item;
+            out.extend(e.into_compile_error());
+            return out;
+        }
+    };
+
+    let (config, arg_error) = match config::parse(args, kind) {
+        Ok(config) => (config, None),
+        Err(e) => (config::Config::default_for(kind), Some(e)),
+    };
+    let error = [function.check(kind), arg_error]
+        .into_iter()
+        .flatten()
+        .reduce(|mut all, e| {
+            all.combine(e);
+            all
+        });
+
+    let mut out = function.expand(kind, &config);
+    if let Some(error) = error {
+        out.extend(error.into_compile_error());
+    }
+    out
+}

@@ -1,0 +1,59 @@
+//! The attributes against the real tokiwa runtime: defaults, arguments, and
+//! composition with the standard test attributes.
+
+use std::num::ParseIntError;
+
+#[tokiwa::test]
+async fn current_thread_by_default() {
+    async {}.await;
+}
+
+#[tokiwa::test(flavor = "multi_thread", worker_threads = 2)]
+async fn multi_thread_with_workers() {
+    async {}.await;
+}
+
+#[tokiwa::test(flavor = "current_thread", crate = "tokiwa")]
+async fn explicit_crate_path() {}
+
+#[tokiwa::test(crate = "::tokiwa")]
+async fn absolute_crate_path() {}
+
+#[tokiwa::test]
+async fn returns_result() -> Result<(), ParseIntError> {
+    let n: u32 = "7".parse()?;
+    assert_eq!(n, 7);
+    Ok(())
+}
+
+/// Doc comments and `#[should_panic]` stay on the test.
+#[tokiwa::test]
+#[should_panic(expected = "boom")]
+async fn should_panic_composes() {
+    panic!("boom");
+}
+
+#[tokiwa::test]
+#[ignore = "checks that #[ignore] composes; never run"]
+async fn ignore_composes() {
+    panic!("an ignored test ran");
+}
+
+#[tokiwa::main]
+async fn multi_thread_main(n: u32) -> u32 {
+    n + 1
+}
+
+#[tokiwa::main(flavor = "current_thread")]
+async fn fallible_main(input: &str) -> Result<u32, ParseIntError> {
+    let n: u32 = input.parse()?;
+    Ok(n * 2)
+}
+
+// `#[tokiwa::main]` works on any function, and each call gets its own runtime.
+#[test]
+fn main_on_other_functions() {
+    assert_eq!(multi_thread_main(1), 2);
+    assert_eq!(fallible_main("21"), Ok(42));
+    assert!(fallible_main("x").is_err());
+}

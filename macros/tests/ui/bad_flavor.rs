@@ -1,0 +1,2 @@
+#[tokiwa::main(flavor = "single_thread")]
+async fn main() {}

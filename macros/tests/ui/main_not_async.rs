@@ -1,0 +1,2 @@
+#[tokiwa::main]
+fn main() {}

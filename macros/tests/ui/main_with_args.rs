@@ -1,0 +1,4 @@
+#[tokiwa::main]
+async fn main(argc: usize) {
+    let _ = argc;
+}

@@ -1,0 +1,5 @@
+#[tokiwa::test]
+#[test]
+async fn twice() {}
+
+fn main() {}

@@ -1,0 +1,4 @@
+#[tokiwa::test]
+fn not_async() {}
+
+fn main() {}

@@ -1,0 +1,2 @@
+#[tokiwa::main(threads = 4)]
+async fn main() {}

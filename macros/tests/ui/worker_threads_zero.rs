@@ -1,0 +1,2 @@
+#[tokiwa::main(worker_threads = 0)]
+async fn main() {}

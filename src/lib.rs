@@ -1,0 +1,63 @@
+//! tokiwa: a Tokio-compatible async runtime for Linux.
+//!
+//! An application switches from tokio by renaming the dependency
+//! (`tokio = { package = "tokiwa", ... }`); module paths, names and the
+//! behaviour programs rely on stay tokio's.
+//!
+//! # What is shared and what is tokiwa's own
+//!
+//! The runtime-independent vocabulary comes from the `tokio` crate built
+//! *without* any runtime feature and is re-exported at tokio's paths: the I/O
+//! traits and their utilities ([`io`]), the synchronisation primitives
+//! ([`sync`]) and the `select!`/`join!`/`try_join!`/`pin!` macros. Because
+//! they are the very same items, ecosystem crates written against tokio's
+//! traits accept tokiwa's types without adapters.
+//!
+//! Everything that runs or waits is tokiwa's: the work-stealing executor and
+//! its task harness ([`task`]), the runtime and its blocking pool
+//! ([`runtime`]) and the attribute macros ([`main`], [`test`]). The design is
+//! described in `ARCHITECTURE.md`; each module's documentation explains its
+//! part.
+#![warn(missing_docs, unreachable_pub, missing_debug_implementations)]
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(clippy::undocumented_unsafe_blocks)]
+
+pub(crate) mod loom;
+
+#[cfg(feature = "rt")]
+pub(crate) mod util;
+
+#[cfg(feature = "rt")]
+pub mod runtime;
+
+#[cfg(feature = "rt")]
+pub mod task;
+
+#[cfg(feature = "rt")]
+pub use task::spawn;
+
+pub mod io;
+
+#[cfg(feature = "sync")]
+pub mod sync {
+    //! Synchronisation primitives for use in asynchronous contexts.
+    //!
+    //! These are tokio's own primitives (re-exported from the `tokio` crate
+    //! built without runtime features): they are executor-agnostic and the
+    //! most tested in the ecosystem.
+    pub use tokio::sync::*;
+}
+
+#[cfg(feature = "macros")]
+pub use tokio::{join, pin, select, try_join};
+
+#[cfg(feature = "macros")]
+pub use tokiwa_macros::{main, test};
+
+#[doc(hidden)]
+#[cfg(feature = "rt")]
+pub mod __private {
+    //! Items used by the code that `#[tokiwa::main]` and `#[tokiwa::test]`
+    //! generate. Not part of the public API.
+    pub use crate::runtime::Builder;
+}

@@ -1,0 +1,33 @@
+//! The blocking pool: threads for work that blocks.
+//!
+//! `spawn_blocking` closures, `block_in_place`'s replacement workers and the
+//! workers themselves run on these threads. A blocking closure is wrapped in
+//! a task (`task.rs`) so it gets the same `JoinHandle`, `JoinError` and
+//! cancellation as any other task; it is simply run by a pool thread instead
+//! of a worker, and is never polled twice.
+pub(crate) mod pool;
+mod schedule;
+mod task;
+
+pub(crate) use pool::{BlockingPool, PoolConfig, Spawner};
+
+use crate::task::{Id, JoinHandle, Notified, RawTask, Task};
+use schedule::BlockingSchedule;
+use task::BlockingTask;
+
+/// Wraps a closure in a task that is in no owned-task list; returns the
+/// notification to queue on the pool and the handle.
+pub(crate) fn new_task<F, R>(func: F) -> (Notified, JoinHandle<R>)
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    let raw = RawTask::new(BlockingTask::new(func), BlockingSchedule, Id::next());
+    // SAFETY: a new task has three references: the owned list's (there is
+    // no list, so it is dropped here), the notification's and the handle's;
+    // its output type is `R`.
+    unsafe {
+        drop(Task::from_raw(raw));
+        (Notified::from_raw(raw), JoinHandle::new(raw))
+    }
+}

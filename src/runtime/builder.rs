@@ -1,0 +1,314 @@
+//! `Builder`: tokio's runtime builder, method for method.
+use super::blocking::pool::{Callback, ThreadNameFn};
+use super::blocking::{BlockingPool, PoolConfig};
+use super::config::Config;
+use super::{scheduler, Handle, Runtime};
+use std::fmt;
+use std::io;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Builds a runtime with custom configuration values.
+///
+/// Methods can be chained; `build` creates the runtime.
+///
+/// ```
+/// let rt = tokiwa::runtime::Builder::new_multi_thread()
+///     .worker_threads(2)
+///     .thread_name("my-worker")
+///     .enable_all()
+///     .build()
+///     .unwrap();
+/// assert_eq!(rt.block_on(async { 1 + 1 }), 2);
+/// ```
+pub struct Builder {
+    kind: Kind,
+    worker_threads: Option<usize>,
+    max_blocking_threads: usize,
+    thread_name: ThreadNameFn,
+    thread_stack_size: Option<usize>,
+    after_start: Option<Callback>,
+    before_stop: Option<Callback>,
+    before_park: Option<Callback>,
+    after_unpark: Option<Callback>,
+    keep_alive: Option<Duration>,
+    global_queue_interval: Option<u32>,
+    event_interval: u32,
+    injection_queue_shards: Option<usize>,
+    disable_lifo_slot: bool,
+    enable_io: bool,
+    enable_time: bool,
+    start_paused: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    CurrentThread,
+    #[cfg(feature = "rt-multi-thread")]
+    MultiThread,
+}
+
+impl Builder {
+    /// A builder for the current-thread runtime: every task runs on the
+    /// thread that calls `block_on`.
+    pub fn new_current_thread() -> Builder {
+        Builder::new(Kind::CurrentThread, 31)
+    }
+
+    /// A builder for the multi-thread, work-stealing runtime.
+    #[cfg(feature = "rt-multi-thread")]
+    pub fn new_multi_thread() -> Builder {
+        // tokio's multi-thread default adapts the global interval; a fixed
+        // interval of 61 is its long-run value.
+        Builder::new(Kind::MultiThread, 61)
+    }
+
+    fn new(kind: Kind, event_interval: u32) -> Builder {
+        Builder {
+            kind,
+            worker_threads: None,
+            max_blocking_threads: 512,
+            thread_name: Arc::new(|| "tokio-runtime-worker".into()),
+            thread_stack_size: None,
+            after_start: None,
+            before_stop: None,
+            before_park: None,
+            after_unpark: None,
+            keep_alive: None,
+            global_queue_interval: None,
+            event_interval,
+            injection_queue_shards: None,
+            disable_lifo_slot: false,
+            enable_io: false,
+            enable_time: false,
+            start_paused: false,
+        }
+    }
+
+    /// Enables both the I/O and the time drivers.
+    pub fn enable_all(&mut self) -> &mut Self {
+        self.enable_io = true;
+        self.enable_time = true;
+        self
+    }
+
+    /// Enables the I/O driver. Accepted for tokio compatibility; the I/O
+    /// drivers arrive with tokiwa's networking.
+    pub fn enable_io(&mut self) -> &mut Self {
+        self.enable_io = true;
+        self
+    }
+
+    /// Enables the time driver. Accepted for tokio compatibility; timers
+    /// arrive with tokiwa's `time` module.
+    pub fn enable_time(&mut self) -> &mut Self {
+        self.enable_time = true;
+        self
+    }
+
+    /// Starts the runtime's clock paused (tokio's `test-util`). Accepted so
+    /// that `#[tokio::test(start_paused = true)]` compiles; the paused clock
+    /// arrives with tokiwa's `time` module.
+    #[cfg(feature = "test-util")]
+    pub fn start_paused(&mut self, start_paused: bool) -> &mut Self {
+        self.start_paused = start_paused;
+        self
+    }
+
+    /// Sets the number of worker threads (default: the number of CPUs).
+    ///
+    /// # Panics
+    ///
+    /// Panics if `val` is zero.
+    #[track_caller]
+    pub fn worker_threads(&mut self, val: usize) -> &mut Self {
+        assert!(val > 0, "Worker threads cannot be set to 0");
+        self.worker_threads = Some(val);
+        self
+    }
+
+    /// Caps the threads of the blocking pool (default 512). Worker threads
+    /// are not counted.
+    ///
+    /// # Panics
+    ///
+    /// Panics if `val` is zero.
+    #[track_caller]
+    pub fn max_blocking_threads(&mut self, val: usize) -> &mut Self {
+        assert!(val > 0, "Max blocking threads cannot be set to 0");
+        self.max_blocking_threads = val;
+        self
+    }
+
+    /// Names the runtime's threads (default "tokio-runtime-worker", as in
+    /// tokio, so tools that match on it keep working).
+    pub fn thread_name(&mut self, val: impl Into<String>) -> &mut Self {
+        let val = val.into();
+        self.thread_name = Arc::new(move || val.clone());
+        self
+    }
+
+    /// Names the runtime's threads with a function called per thread.
+    pub fn thread_name_fn<F>(&mut self, f: F) -> &mut Self
+    where
+        F: Fn() -> String + Send + Sync + 'static,
+    {
+        self.thread_name = Arc::new(f);
+        self
+    }
+
+    /// Sets the stack size of the runtime's threads.
+    pub fn thread_stack_size(&mut self, val: usize) -> &mut Self {
+        self.thread_stack_size = Some(val);
+        self
+    }
+
+    /// Called on each runtime thread after it starts.
+    pub fn on_thread_start<F>(&mut self, f: F) -> &mut Self
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.after_start = Some(Arc::new(f));
+        self
+    }
+
+    /// Called on each runtime thread before it stops.
+    pub fn on_thread_stop<F>(&mut self, f: F) -> &mut Self
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.before_stop = Some(Arc::new(f));
+        self
+    }
+
+    /// Called by a worker just before it parks (goes idle).
+    pub fn on_thread_park<F>(&mut self, f: F) -> &mut Self
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.before_park = Some(Arc::new(f));
+        self
+    }
+
+    /// Called by a worker just after it wakes from parking.
+    pub fn on_thread_unpark<F>(&mut self, f: F) -> &mut Self
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.after_unpark = Some(Arc::new(f));
+        self
+    }
+
+    /// How long an idle blocking-pool thread waits for work before exiting
+    /// (default 10 s).
+    pub fn thread_keep_alive(&mut self, duration: Duration) -> &mut Self {
+        self.keep_alive = Some(duration);
+        self
+    }
+
+    /// Ticks between looks at the injection queue before the local queue
+    /// (default 31 current-thread, 61 multi-thread).
+    ///
+    /// # Panics
+    ///
+    /// Panics if `val` is zero.
+    #[track_caller]
+    pub fn global_queue_interval(&mut self, val: u32) -> &mut Self {
+        assert!(val > 0, "global_queue_interval must be greater than 0");
+        self.global_queue_interval = Some(val);
+        self
+    }
+
+    /// Ticks between non-blocking reaps of the I/O driver (default 61).
+    ///
+    /// # Panics
+    ///
+    /// Panics if `val` is zero.
+    #[track_caller]
+    pub fn event_interval(&mut self, val: u32) -> &mut Self {
+        assert!(val > 0, "event_interval must be greater than 0");
+        self.event_interval = val;
+        self
+    }
+
+    /// Accepted for tokio compatibility (I/O events per driver tick).
+    pub fn max_io_events_per_tick(&mut self, _capacity: usize) -> &mut Self {
+        self
+    }
+
+    /// Disables the LIFO slot: woken tasks always go to the back of the
+    /// queue.
+    pub fn disable_lifo_slot(&mut self) -> &mut Self {
+        self.disable_lifo_slot = true;
+        self
+    }
+
+    /// tokiwa extension: forces the number of injection-queue shards
+    /// (default: none up to 32 workers, then one per 16 workers). Meant for
+    /// tests and experiments with sharding on small machines.
+    pub fn injection_queue_shards(&mut self, shards: usize) -> &mut Self {
+        self.injection_queue_shards = Some(shards);
+        self
+    }
+
+    /// Creates the runtime.
+    pub fn build(&mut self) -> io::Result<Runtime> {
+        let _ = (self.enable_io, self.enable_time, self.start_paused);
+        let workers = match self.kind {
+            Kind::CurrentThread => 0,
+            #[cfg(feature = "rt-multi-thread")]
+            Kind::MultiThread => self
+                .worker_threads
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        };
+        let pool = BlockingPool::new(PoolConfig {
+            thread_name: self.thread_name.clone(),
+            stack_size: self.thread_stack_size,
+            after_start: self.after_start.clone(),
+            before_stop: self.before_stop.clone(),
+            thread_cap: self.max_blocking_threads + workers,
+            keep_alive: self.keep_alive.unwrap_or(Duration::from_secs(10)),
+        });
+        let config = Config {
+            global_queue_interval: self.global_queue_interval.unwrap_or(match self.kind {
+                Kind::CurrentThread => 31,
+                #[cfg(feature = "rt-multi-thread")]
+                Kind::MultiThread => 61,
+            }),
+            event_interval: self.event_interval,
+            before_park: self.before_park.clone(),
+            after_unpark: self.after_unpark.clone(),
+            disable_lifo_slot: self.disable_lifo_slot,
+        };
+        let spawner = pool.spawner().clone();
+        let handle = match self.kind {
+            Kind::CurrentThread => scheduler::Handle::CurrentThread(
+                scheduler::current_thread::Handle::new(config, spawner),
+            ),
+            #[cfg(feature = "rt-multi-thread")]
+            Kind::MultiThread => {
+                let shards = self
+                    .injection_queue_shards
+                    .unwrap_or_else(|| scheduler::inject::default_shards(workers));
+                scheduler::Handle::MultiThread(scheduler::multi_thread::launch(
+                    workers, shards, config, spawner,
+                ))
+            }
+        };
+        Ok(Runtime::from_parts(Handle { inner: handle }, pool))
+    }
+}
+
+impl fmt::Debug for Builder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Builder")
+            .field("kind", &self.kind)
+            .field("worker_threads", &self.worker_threads)
+            .field("max_blocking_threads", &self.max_blocking_threads)
+            .field("thread_stack_size", &self.thread_stack_size)
+            .field("thread_keep_alive", &self.keep_alive)
+            .field("global_queue_interval", &self.global_queue_interval)
+            .field("event_interval", &self.event_interval)
+            .finish_non_exhaustive()
+    }
+}

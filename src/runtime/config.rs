@@ -1,0 +1,12 @@
+//! Scheduler settings the builder hands to the scheduler.
+use crate::runtime::blocking::pool::Callback;
+
+pub(crate) struct Config {
+    /// Ticks between looks at the injection side before the local queue.
+    pub(crate) global_queue_interval: u32,
+    /// Ticks between non-blocking reaps of the driver.
+    pub(crate) event_interval: u32,
+    pub(crate) before_park: Option<Callback>,
+    pub(crate) after_unpark: Option<Callback>,
+    pub(crate) disable_lifo_slot: bool,
+}

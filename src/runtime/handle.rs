@@ -1,0 +1,129 @@
+//! `Handle`: a cheap, clonable reference to a runtime.
+use super::context::{self, TryCurrentError};
+use super::{park, scheduler, RuntimeMetrics};
+use crate::task::{Id, JoinHandle};
+use std::fmt;
+use std::future::Future;
+use std::marker::PhantomData;
+
+/// A handle to a runtime: spawn onto it, enter it, block on it, from any
+/// thread.
+#[derive(Clone)]
+pub struct Handle {
+    pub(crate) inner: scheduler::Handle,
+}
+
+/// The kind of runtime a [`Handle`] refers to.
+#[derive(Debug, PartialEq, Eq, Clone, Copy)]
+#[non_exhaustive]
+pub enum RuntimeFlavor {
+    /// The current-thread runtime.
+    CurrentThread,
+    /// The multi-thread runtime.
+    MultiThread,
+}
+
+/// Keeps a runtime current on this thread until dropped
+/// ([`Handle::enter`], [`Runtime::enter`](super::Runtime::enter)).
+#[must_use = "Creating and dropping a guard does nothing"]
+pub struct EnterGuard<'a> {
+    _guard: context::SetCurrentGuard,
+    _handle_lifetime: PhantomData<&'a Handle>,
+}
+
+impl Handle {
+    /// Makes this runtime current on this thread until the guard drops.
+    ///
+    /// Guards must be dropped in the reverse order they were acquired.
+    pub fn enter(&self) -> EnterGuard<'_> {
+        EnterGuard {
+            _guard: context::set_current(&self.inner),
+            _handle_lifetime: PhantomData,
+        }
+    }
+
+    /// The handle of the current runtime.
+    ///
+    /// # Panics
+    ///
+    /// Panics outside a runtime with "there is no reactor running, must be
+    /// called from the context of a Tokio 1.x runtime".
+    #[track_caller]
+    pub fn current() -> Handle {
+        Handle {
+            inner: scheduler::Handle::current(),
+        }
+    }
+
+    /// The handle of the current runtime, or an error outside one.
+    pub fn try_current() -> Result<Handle, TryCurrentError> {
+        context::with_current(|inner| Handle {
+            inner: inner.clone(),
+        })
+    }
+
+    /// Spawns a future onto the runtime.
+    #[track_caller]
+    pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        self.inner.spawn(future, Id::next())
+    }
+
+    /// Runs a blocking closure on the runtime's blocking pool.
+    #[track_caller]
+    pub fn spawn_blocking<F, R>(&self, func: F) -> JoinHandle<R>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        self.inner.spawn_blocking(func)
+    }
+
+    /// Runs a future to completion on this thread. On a current-thread
+    /// runtime this drives the runtime; on a multi-thread one the workers do
+    /// and this thread only waits.
+    ///
+    /// # Panics
+    ///
+    /// Panics when called from inside a runtime.
+    #[track_caller]
+    pub fn block_on<F: Future>(&self, future: F) -> F::Output {
+        match &self.inner {
+            scheduler::Handle::CurrentThread(h) => h.block_on(future),
+            scheduler::Handle::MultiThread(_) => {
+                let _enter = context::enter_runtime(&self.inner, false);
+                park::thread::block_on(future)
+            }
+        }
+    }
+
+    /// Which kind of runtime this is.
+    pub fn runtime_flavor(&self) -> RuntimeFlavor {
+        match self.inner {
+            scheduler::Handle::CurrentThread(_) => RuntimeFlavor::CurrentThread,
+            scheduler::Handle::MultiThread(_) => RuntimeFlavor::MultiThread,
+        }
+    }
+
+    /// The runtime's metrics.
+    pub fn metrics(&self) -> RuntimeMetrics {
+        RuntimeMetrics::new(self.inner.clone())
+    }
+}
+
+impl fmt::Debug for Handle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Handle")
+            .field("flavor", &self.runtime_flavor())
+            .finish()
+    }
+}
+
+impl fmt::Debug for EnterGuard<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EnterGuard").finish()
+    }
+}

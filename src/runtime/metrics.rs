@@ -1,0 +1,118 @@
+//! `RuntimeMetrics`: counts a program can read about its runtime.
+use super::scheduler;
+use crate::loom::sync::atomic::Ordering::Relaxed;
+use std::fmt;
+
+/// A view of a runtime's counters (see [`Runtime::metrics`](super::Runtime::metrics)).
+///
+/// Per-worker counts are published by each worker when it parks and every
+/// `event_interval` ticks, so they can lag slightly behind a busy worker.
+#[derive(Clone)]
+pub struct RuntimeMetrics {
+    handle: scheduler::Handle,
+}
+
+impl RuntimeMetrics {
+    pub(crate) fn new(handle: scheduler::Handle) -> RuntimeMetrics {
+        RuntimeMetrics { handle }
+    }
+
+    /// The number of worker threads (1 for the current-thread runtime).
+    pub fn num_workers(&self) -> usize {
+        match &self.handle {
+            scheduler::Handle::CurrentThread(_) => 1,
+            scheduler::Handle::MultiThread(h) => h.num_workers(),
+        }
+    }
+
+    /// The number of tasks alive (spawned and not yet completed).
+    pub fn num_alive_tasks(&self) -> usize {
+        match &self.handle {
+            scheduler::Handle::CurrentThread(h) => h.owned.len(),
+            scheduler::Handle::MultiThread(h) => h.shared.owned.len(),
+        }
+    }
+
+    /// Tasks waiting in the injection queue(s).
+    pub fn global_queue_depth(&self) -> usize {
+        match &self.handle {
+            scheduler::Handle::CurrentThread(h) => h.injection_queue_depth(),
+            scheduler::Handle::MultiThread(h) => h.shared.inject.len(),
+        }
+    }
+
+    /// Threads in the blocking pool (including the multi-thread runtime's
+    /// workers, which run there).
+    pub fn num_blocking_threads(&self) -> usize {
+        self.handle.blocking_spawner().num_threads()
+    }
+
+    /// Idle threads in the blocking pool.
+    pub fn num_idle_blocking_threads(&self) -> usize {
+        self.handle.blocking_spawner().num_idle_threads()
+    }
+
+    /// Blocking tasks waiting for a thread.
+    pub fn blocking_queue_depth(&self) -> usize {
+        self.handle.blocking_spawner().queue_depth()
+    }
+
+    fn worker<R>(
+        &self,
+        worker: usize,
+        f: impl FnOnce(&scheduler::multi_thread::worker::WorkerMetrics) -> R,
+    ) -> R {
+        match &self.handle {
+            scheduler::Handle::CurrentThread(h) => {
+                assert_eq!(worker, 0, "worker index out of bounds");
+                f(&h.metrics)
+            }
+            scheduler::Handle::MultiThread(h) => f(&h.shared.worker_metrics[worker]),
+        }
+    }
+
+    /// How many times the worker parked (went idle).
+    pub fn worker_park_count(&self, worker: usize) -> u64 {
+        self.worker(worker, |m| m.park_count.load(Relaxed))
+    }
+
+    /// How many times the worker parked and then woke.
+    pub fn worker_park_unpark_count(&self, worker: usize) -> u64 {
+        self.worker(worker, |m| m.park_unpark_count.load(Relaxed))
+    }
+
+    /// How many batches the worker stole from other workers.
+    pub fn worker_steal_count(&self, worker: usize) -> u64 {
+        self.worker(worker, |m| m.steal_count.load(Relaxed))
+    }
+
+    /// How many tasks the worker polled.
+    pub fn worker_poll_count(&self, worker: usize) -> u64 {
+        self.worker(worker, |m| m.poll_count.load(Relaxed))
+    }
+
+    /// How many times the worker's local queue overflowed into the
+    /// injection side.
+    pub fn worker_overflow_count(&self, worker: usize) -> u64 {
+        self.worker(worker, |m| m.overflow_count.load(Relaxed))
+    }
+
+    /// Tasks in the worker's local queue.
+    pub fn worker_local_queue_depth(&self, worker: usize) -> usize {
+        match &self.handle {
+            scheduler::Handle::CurrentThread(_) => {
+                self.worker(worker, |m| m.local_queue_depth.load(Relaxed) as usize)
+            }
+            scheduler::Handle::MultiThread(h) => h.shared.worker_local_queue_depth(worker),
+        }
+    }
+}
+
+impl fmt::Debug for RuntimeMetrics {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RuntimeMetrics")
+            .field("num_workers", &self.num_workers())
+            .field("num_alive_tasks", &self.num_alive_tasks())
+            .finish()
+    }
+}

@@ -1,0 +1,30 @@
+//! How an idle worker waits, and how other threads wake it.
+//!
+//! The scheduler's idle protocol (`scheduler/multi_thread/idle.rs`) decides
+//! *when* a worker may sleep and *which* worker a notifier wakes; this
+//! module provides the primitive that does the sleeping. Every primitive
+//! provides the same contract:
+//!
+//! * [`Parker::park`] blocks the owning worker until [`Unparker::unpark`] is
+//!   called or the timeout (the next timer deadline) passes. An `unpark`
+//!   that happens *before* `park` is not lost: it leaves a token that makes
+//!   the next `park` return at once. Spurious returns are allowed; the
+//!   scheduler re-checks its queues after every return.
+//! * [`Unparker`] is cheap to clone and usable from any thread.
+//! * [`Parker::maintain`] lets a busy worker reap its driver's events
+//!   without blocking (every `event_interval` ticks).
+//!
+//! In this issue the primitive is a mutex and condition variable
+//! (`condvar.rs`). The legacy driver (an epoll instance waited on by a poll
+//! thread that signals this same condvar) and the io_uring driver (the
+//! worker blocks in `submit_and_wait`, woken through an eventfd) plug in
+//! behind the same three operations, so the protocol above them does not
+//! change.
+//!
+//! `thread.rs` holds the separate parker of a thread that blocks on a
+//! future outside any worker (`Runtime::block_on` on a multi-thread runtime,
+//! `Handle::block_on`).
+mod condvar;
+pub(crate) mod thread;
+
+pub(crate) use condvar::{Parker, Unparker};

@@ -1,0 +1,118 @@
+//! `Runtime`: owns the scheduler's threads and shuts them down on drop.
+use super::blocking::BlockingPool;
+use super::{scheduler, EnterGuard, Handle, RuntimeMetrics};
+use crate::task::JoinHandle;
+use std::fmt;
+use std::future::Future;
+use std::time::Duration;
+
+/// The tokiwa runtime: a scheduler, its worker threads and its blocking
+/// pool.
+///
+/// Dropping it shuts it down: every task's future is dropped (on a thread
+/// of the runtime), and the drop waits for the blocking pool's threads.
+pub struct Runtime {
+    handle: Handle,
+    pool: BlockingPool,
+    shut_down: bool,
+}
+
+impl Runtime {
+    pub(crate) fn from_parts(handle: Handle, pool: BlockingPool) -> Runtime {
+        Runtime {
+            handle,
+            pool,
+            shut_down: false,
+        }
+    }
+
+    /// Creates a multi-thread runtime with default settings (all drivers
+    /// enabled).
+    #[cfg(feature = "rt-multi-thread")]
+    pub fn new() -> std::io::Result<Runtime> {
+        super::Builder::new_multi_thread().enable_all().build()
+    }
+
+    /// Spawns a future onto the runtime.
+    #[track_caller]
+    pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        self.handle.spawn(future)
+    }
+
+    /// Runs a blocking closure on the runtime's blocking pool.
+    #[track_caller]
+    pub fn spawn_blocking<F, R>(&self, func: F) -> JoinHandle<R>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        self.handle.spawn_blocking(func)
+    }
+
+    /// Runs a future to completion on this thread, driving the runtime.
+    ///
+    /// # Panics
+    ///
+    /// Panics when called from inside a runtime (use `.await` there).
+    #[track_caller]
+    pub fn block_on<F: Future>(&self, future: F) -> F::Output {
+        self.handle.block_on(future)
+    }
+
+    /// The runtime's handle.
+    pub fn handle(&self) -> &Handle {
+        &self.handle
+    }
+
+    /// Makes this runtime current on this thread until the guard drops, so
+    /// that `tokiwa::spawn` works outside `block_on`.
+    pub fn enter(&self) -> EnterGuard<'_> {
+        self.handle.enter()
+    }
+
+    /// Shuts the runtime down, waiting at most `duration` for blocking
+    /// tasks and workers to finish.
+    pub fn shutdown_timeout(mut self, duration: Duration) {
+        self.shutdown(Some(duration));
+    }
+
+    /// Shuts the runtime down without waiting for its threads.
+    pub fn shutdown_background(self) {
+        self.shutdown_timeout(Duration::ZERO)
+    }
+
+    /// The runtime's metrics.
+    pub fn metrics(&self) -> RuntimeMetrics {
+        self.handle.metrics()
+    }
+
+    fn shutdown(&mut self, timeout: Option<Duration>) {
+        if self.shut_down {
+            return;
+        }
+        self.shut_down = true;
+        match &self.handle.inner {
+            scheduler::Handle::CurrentThread(h) => h.shutdown(),
+            scheduler::Handle::MultiThread(h) => h.shutdown(),
+        }
+        self.pool.shutdown(timeout);
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        self.shutdown(None);
+    }
+}
+
+impl fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Runtime")
+            .field("flavor", &self.handle.runtime_flavor())
+            .finish_non_exhaustive()
+    }
+}

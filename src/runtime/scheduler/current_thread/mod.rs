@@ -1,0 +1,369 @@
+//! The current-thread scheduler: every task runs on the thread that calls
+//! `block_on`.
+//!
+//! The *core* (the run queue and the parker) is held by whichever thread is
+//! inside `block_on`; other threads that call `block_on` at the same time
+//! poll their own future and wait for the core to come free. Tasks spawned
+//! or woken on the driving thread go to the core's queue with no
+//! synchronisation; from other threads they go to a mutex-protected
+//! injection queue and unpark the driver.
+//!
+//! The loop alternates between the `block_on` future (polled only when its
+//! waker fired) and up to `event_interval` tasks, then lets the driver reap
+//! its events; every `global_queue_interval` ticks the injection queue is
+//! served first so remote spawns are not starved.
+use crate::loom::sync::atomic::{AtomicUsize, Ordering::Relaxed, Ordering::SeqCst};
+use crate::loom::sync::{Arc, Mutex};
+use crate::runtime::blocking::Spawner;
+use crate::runtime::config::Config;
+use crate::runtime::context;
+use crate::runtime::park::{thread as park_thread, Parker, Unparker};
+use crate::runtime::scheduler::{self, multi_thread::worker::WorkerMetrics};
+use crate::task::{coop, Id, JoinHandle, Notified, OwnedTasks, Schedule, Task};
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::fmt;
+use std::future::Future;
+use std::pin::pin;
+use std::sync::atomic::AtomicBool;
+use std::task::{Context as TaskContext, Poll, Wake, Waker};
+
+pub(crate) struct Handle {
+    inject: Mutex<Option<VecDeque<Notified>>>,
+    /// Length hint of `inject`, to skip the lock when empty. `Relaxed`: a
+    /// stale zero only delays the task to the next loop turn, because the
+    /// pusher also unparks the driver, and the unpark token (SeqCst)
+    /// orders the push before the driver's next look.
+    inject_len: AtomicUsize,
+    pub(crate) owned: OwnedTasks,
+    pub(crate) config: Config,
+    pub(crate) blocking_spawner: Spawner,
+    unpark: Unparker,
+    block_on_waker: std::sync::Arc<BlockOnWaker>,
+    core: Mutex<Option<Box<Core>>>,
+    core_waiters: Mutex<Vec<Waker>>,
+    pub(crate) metrics: WorkerMetrics,
+}
+
+/// The waker of the `block_on` future: sets a flag and unparks the driver.
+struct BlockOnWaker {
+    // Set by any thread, read by the driver; SeqCst pairs it with the unpark
+    // token like the other wake sources.
+    woken: AtomicBool,
+    unpark: Unparker,
+}
+
+impl Wake for BlockOnWaker {
+    fn wake(self: std::sync::Arc<Self>) {
+        self.wake_by_ref()
+    }
+    fn wake_by_ref(self: &std::sync::Arc<Self>) {
+        self.woken.store(true, SeqCst);
+        self.unpark.unpark();
+    }
+}
+
+pub(crate) struct Core {
+    tasks: VecDeque<Notified>,
+    tick: u32,
+    park: Option<Parker>,
+    polls: u64,
+    parks: u64,
+}
+
+/// The scheduler context of the driving thread.
+pub(crate) struct Context {
+    handle: Arc<Handle>,
+    core: RefCell<Option<Box<Core>>>,
+}
+
+impl Handle {
+    pub(crate) fn new(config: Config, blocking_spawner: Spawner) -> Arc<Handle> {
+        let park = Parker::new();
+        let unpark = park.unparker();
+        Arc::new(Handle {
+            inject: Mutex::new(Some(VecDeque::new())),
+            inject_len: AtomicUsize::new(0),
+            owned: OwnedTasks::new(1),
+            config,
+            blocking_spawner,
+            block_on_waker: std::sync::Arc::new(BlockOnWaker {
+                woken: AtomicBool::new(true),
+                unpark: unpark.clone(),
+            }),
+            unpark,
+            core: Mutex::new(Some(Box::new(Core {
+                tasks: VecDeque::with_capacity(64),
+                tick: 0,
+                park: Some(park),
+                polls: 0,
+                parks: 0,
+            }))),
+            core_waiters: Mutex::new(Vec::new()),
+            metrics: WorkerMetrics::default(),
+        })
+    }
+
+    pub(crate) fn spawn<F>(self: &Arc<Self>, future: F, id: Id) -> JoinHandle<F::Output>
+    where
+        F: Future + 'static,
+        F::Output: 'static,
+    {
+        let (raw, notified) = self.owned.bind(future, self.clone(), id);
+        if let Some(notified) = notified {
+            self.schedule_task(notified);
+        }
+        // SAFETY: `bind` returns the join handle's reference for a task of
+        // output `F::Output`.
+        unsafe { JoinHandle::new(raw) }
+    }
+
+    fn schedule_task(&self, task: Notified) {
+        let task = context::with_scheduler(|cx| match cx {
+            Some(scheduler::Context::CurrentThread(cx)) if std::ptr::eq(&*cx.handle, self) => {
+                match cx.core.borrow_mut().as_mut() {
+                    Some(core) => {
+                        core.tasks.push_back(task);
+                        None
+                    }
+                    None => Some(task),
+                }
+            }
+            _ => Some(task),
+        });
+        if let Some(task) = task {
+            self.push_remote(task);
+        }
+    }
+
+    fn push_remote(&self, task: Notified) {
+        let mut inject = self.inject.lock().unwrap();
+        match inject.as_mut() {
+            Some(queue) => {
+                queue.push_back(task);
+                self.inject_len.fetch_add(1, Relaxed);
+                drop(inject);
+                self.unpark.unpark();
+            }
+            // Shut down: the task was (or will be) cancelled by the list.
+            None => {
+                drop(inject);
+                drop(task);
+            }
+        }
+    }
+
+    fn pop_remote(&self) -> Option<Notified> {
+        if self.inject_len.load(Relaxed) == 0 {
+            return None;
+        }
+        let mut inject = self.inject.lock().unwrap();
+        let task = inject.as_mut()?.pop_front();
+        if task.is_some() {
+            self.inject_len.fetch_sub(1, Relaxed);
+        }
+        task
+    }
+
+    fn take_core(&self) -> Option<Box<Core>> {
+        self.core.lock().unwrap().take()
+    }
+
+    fn put_core(&self, core: Box<Core>) {
+        *self.core.lock().unwrap() = Some(core);
+        for waker in self.core_waiters.lock().unwrap().drain(..) {
+            waker.wake();
+        }
+    }
+
+    /// Drives the runtime on this thread until `future` completes.
+    #[track_caller]
+    pub(crate) fn block_on<F: Future>(self: &Arc<Self>, future: F) -> F::Output {
+        let rt = scheduler::Handle::CurrentThread(self.clone());
+        let _enter = context::enter_runtime(&rt, false);
+        let mut future = pin!(future);
+        let mut waiter: Option<(Parker, Waker)> = None;
+        loop {
+            if let Some(core) = self.take_core() {
+                return self.drive(core, future.as_mut());
+            }
+            // Another thread drives the runtime: poll our future on our own
+            // and wait for it or for the core.
+            let (parker, waker) = waiter.get_or_insert_with(park_thread::current_waker_and_parker);
+            self.core_waiters.lock().unwrap().push(waker.clone());
+            if self.core.lock().unwrap().is_some() {
+                continue;
+            }
+            let mut cx = TaskContext::from_waker(waker);
+            if let Poll::Ready(out) = coop::budget(|| future.as_mut().poll(&mut cx)) {
+                return out;
+            }
+            parker.park(None);
+        }
+    }
+
+    fn drive<F: Future>(
+        self: &Arc<Self>,
+        core: Box<Core>,
+        mut future: std::pin::Pin<&mut F>,
+    ) -> F::Output {
+        /// Gives the core back even if the future or a task hook panics.
+        struct Release<'a> {
+            handle: &'a Handle,
+            cx: &'a scheduler::Context,
+        }
+        impl Drop for Release<'_> {
+            fn drop(&mut self) {
+                let scheduler::Context::CurrentThread(cx) = self.cx else {
+                    return;
+                };
+                if let Some(core) = cx.core.borrow_mut().take() {
+                    self.handle.put_core(core);
+                }
+            }
+        }
+
+        let cx = scheduler::Context::CurrentThread(Context {
+            handle: self.clone(),
+            core: RefCell::new(Some(core)),
+        });
+        let _release = Release {
+            handle: self,
+            cx: &cx,
+        };
+        let scheduler::Context::CurrentThread(local) = &cx else {
+            unreachable!()
+        };
+        context::set_scheduler(&cx, || {
+            let waker = Waker::from(self.block_on_waker.clone());
+            let mut task_cx = TaskContext::from_waker(&waker);
+            // The future must be polled at least once.
+            self.block_on_waker.woken.store(true, SeqCst);
+            loop {
+                if self.block_on_waker.woken.swap(false, SeqCst) {
+                    if let Poll::Ready(out) = coop::budget(|| future.as_mut().poll(&mut task_cx)) {
+                        return out;
+                    }
+                }
+                self.run_tasks(local);
+            }
+        })
+    }
+
+    /// Runs up to `event_interval` tasks, then reaps the driver; parks when
+    /// there is nothing to do.
+    fn run_tasks(&self, cx: &Context) {
+        for _ in 0..self.config.event_interval {
+            if self.block_on_waker.woken.load(SeqCst) {
+                return;
+            }
+            let task = {
+                let mut slot = cx.core.borrow_mut();
+                let core = slot.as_mut().expect("core missing");
+                core.tick = core.tick.wrapping_add(1);
+                let task = if core.tick % self.config.global_queue_interval == 0 {
+                    self.pop_remote().or_else(|| core.tasks.pop_front())
+                } else {
+                    core.tasks.pop_front().or_else(|| self.pop_remote())
+                };
+                if task.is_some() {
+                    core.polls += 1;
+                }
+                task
+            };
+            match task {
+                Some(task) => coop::budget(|| task.run()),
+                None => {
+                    self.park(cx, None);
+                    return;
+                }
+            }
+        }
+        self.park(cx, Some(std::time::Duration::ZERO));
+    }
+
+    fn park(&self, cx: &Context, timeout: Option<std::time::Duration>) {
+        let mut park = {
+            let mut slot = cx.core.borrow_mut();
+            let core = slot.as_mut().expect("core missing");
+            let idle = timeout.is_none();
+            if idle && (!core.tasks.is_empty() || self.block_on_waker.woken.load(SeqCst)) {
+                return;
+            }
+            if idle {
+                core.parks += 1;
+                self.metrics.park_count.store(core.parks, Relaxed);
+            }
+            self.metrics.poll_count.store(core.polls, Relaxed);
+            core.park.take().expect("park missing")
+        };
+        let idle = timeout.is_none();
+        if idle {
+            if let Some(f) = &self.config.before_park {
+                f();
+            }
+        }
+        if timeout == Some(std::time::Duration::ZERO) {
+            park.maintain();
+        }
+        park.park(timeout);
+        if idle {
+            if let Some(f) = &self.config.after_unpark {
+                f();
+            }
+        }
+        let mut slot = cx.core.borrow_mut();
+        slot.as_mut().expect("core missing").park = Some(park);
+    }
+
+    /// Cancels every task and closes the queues (runtime drop).
+    pub(crate) fn shutdown(self: &Arc<Self>) {
+        let rt = scheduler::Handle::CurrentThread(self.clone());
+        let _current = context::set_current(&rt);
+        // Wait for a thread still inside `block_on` to hand the core back.
+        let (mut parker, waker) = park_thread::current_waker_and_parker();
+        let mut core = loop {
+            if let Some(core) = self.take_core() {
+                break core;
+            }
+            if std::thread::panicking() {
+                return;
+            }
+            self.core_waiters.lock().unwrap().push(waker.clone());
+            if self.core.lock().unwrap().is_some() {
+                continue;
+            }
+            parker.park(None);
+        };
+        self.owned.close_and_shutdown_all(0);
+        core.tasks.clear();
+        let remote = self.inject.lock().unwrap().take();
+        self.inject_len.store(0, Relaxed);
+        drop(remote);
+        // Tasks spawned by destructors above were cancelled by the closed
+        // list; drop any notification they left.
+        core.tasks.clear();
+        drop(core);
+    }
+
+    pub(crate) fn injection_queue_depth(&self) -> usize {
+        self.inject_len.load(Relaxed)
+    }
+}
+
+impl Schedule for Arc<Handle> {
+    fn release(&self, task: &Task) -> Option<Task> {
+        self.owned.remove(task)
+    }
+
+    fn schedule(&self, task: Notified) {
+        self.schedule_task(task);
+    }
+}
+
+impl fmt::Debug for Handle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("current_thread::Handle")
+            .finish_non_exhaustive()
+    }
+}

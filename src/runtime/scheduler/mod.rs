@@ -1,0 +1,71 @@
+//! The two schedulers and the handle that names one of them.
+//!
+//! `Handle` is what the runtime context stores and what `spawn` uses; it is
+//! an enum rather than a trait object so spawning monomorphises per
+//! scheduler. `Context` is the per-thread state of a thread that drives a
+//! scheduler (a worker, or the `block_on` thread of a current-thread
+//! runtime), reached through `runtime::context::with_scheduler`.
+pub(crate) mod current_thread;
+pub(crate) mod deque;
+pub(crate) mod inject;
+pub(crate) mod multi_thread;
+
+use crate::loom::sync::Arc;
+use crate::runtime::blocking::Spawner;
+use crate::runtime::context;
+use crate::task::{Id, JoinHandle};
+use std::future::Future;
+
+#[derive(Clone, Debug)]
+pub(crate) enum Handle {
+    CurrentThread(Arc<current_thread::Handle>),
+    MultiThread(Arc<multi_thread::Handle>),
+}
+
+pub(crate) enum Context {
+    CurrentThread(current_thread::Context),
+    MultiThread(multi_thread::Context),
+}
+
+impl Handle {
+    /// The current handle; panics with tokio's message outside a runtime.
+    #[track_caller]
+    pub(crate) fn current() -> Handle {
+        match context::with_current(Handle::clone) {
+            Ok(handle) => handle,
+            Err(e) => panic!("{}", e),
+        }
+    }
+
+    pub(crate) fn spawn<F>(&self, future: F, id: Id) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        match self {
+            Handle::CurrentThread(h) => h.spawn(future, id),
+            Handle::MultiThread(h) => h.spawn(future, id),
+        }
+    }
+
+    pub(crate) fn blocking_spawner(&self) -> &Spawner {
+        match self {
+            Handle::CurrentThread(h) => &h.blocking_spawner,
+            Handle::MultiThread(h) => &h.blocking_spawner,
+        }
+    }
+
+    /// Spawns a blocking closure on this runtime's pool.
+    #[track_caller]
+    pub(crate) fn spawn_blocking<F, R>(&self, func: F) -> JoinHandle<R>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        let (task, join) = crate::runtime::blocking::new_task(func);
+        // On a pool already shut down the task is cancelled: the handle
+        // then reports a cancelled `JoinError`, as in tokio.
+        let _ = self.blocking_spawner().spawn(task, false, self);
+        join
+    }
+}

@@ -1,0 +1,126 @@
+//! The idle protocol: which workers search for work, which sleep, and whom
+//! a notifier wakes. It must never lose a wakeup.
+//!
+//! Each worker is *running*, *searching* (out of local work, stealing) or
+//! *parked*. The shared counts are `num_searching` and `num_parked`, plus
+//! the list of parked workers.
+//!
+//! **Worker going idle** (`Worker::park` in `worker.rs`):
+//! 1. announce: leave searching, push itself on the parked list and count
+//!    itself parked, then a `SeqCst` fence;
+//! 2. re-check every source of work: its own queue, the injection queues,
+//!    the other workers' queues, the shutdown flag;
+//! 3. if anything was found, withdraw (`unannounce`); if the withdrawal
+//!    fails, a notifier picked it meanwhile and counted it as searching, so
+//!    it continues as a searcher (any leftover unpark token only causes one
+//!    spurious return later);
+//! 4. else block on its parker until unparked or the next timer deadline.
+//!
+//! **Notifier** (after making work visible, `notify_one`):
+//! 1. `SeqCst` fence; if a worker is searching, stop: it will find the work
+//!    (or, if it gives up, its own step 2 sees it);
+//! 2. else, if a worker is parked, take it off the list under the lock and
+//!    count it searching (so concurrent notifiers coalesce onto it);
+//! 3. unpark it.
+//!
+//! **Why nothing is lost.** The pusher does *store work, fence, load
+//! counts*; the idler does *store counts, fence, load work*. With the two
+//! `SeqCst` fences, at least one of them sees the other's store: either the
+//! idler sees the work in step 2, or the notifier sees the idler parked (or
+//! searching, which is handed on by the last searcher: when it finds work it
+//! wakes another worker, `transition_from_searching`). The loom model in
+//! `src/loom_tests/park.rs` checks exactly this.
+//!
+//! Searching is capped at half the workers so that a burst of wakeups does
+//! not make every worker hammer the others' queues.
+use crate::loom::sync::atomic::{fence, AtomicUsize, Ordering::SeqCst};
+use crate::loom::sync::Mutex;
+
+pub(crate) struct Idle {
+    num_searching: AtomicUsize,
+    num_parked: AtomicUsize,
+    parked: Mutex<Vec<usize>>,
+    num_workers: usize,
+}
+
+impl Idle {
+    pub(crate) fn new(num_workers: usize) -> Idle {
+        Idle {
+            num_searching: AtomicUsize::new(0),
+            num_parked: AtomicUsize::new(0),
+            parked: Mutex::new(Vec::with_capacity(num_workers)),
+            num_workers,
+        }
+    }
+
+    /// Picks a parked worker to wake, if no worker is searching. The
+    /// returned worker is already counted as searching.
+    pub(crate) fn worker_to_notify(&self) -> Option<usize> {
+        fence(SeqCst);
+        if self.num_searching.load(SeqCst) != 0 || self.num_parked.load(SeqCst) == 0 {
+            return None;
+        }
+        let mut parked = self.parked.lock().unwrap();
+        // Re-check under the lock: another notifier may have just woken one.
+        if self.num_searching.load(SeqCst) != 0 {
+            return None;
+        }
+        let worker = parked.pop()?;
+        self.num_parked.fetch_sub(1, SeqCst);
+        self.num_searching.fetch_add(1, SeqCst);
+        Some(worker)
+    }
+
+    /// Every parked worker, for shutdown. Each is counted as searching, as
+    /// for `worker_to_notify`, so its failed `unannounce` stays consistent.
+    pub(crate) fn take_all_parked(&self) -> Vec<usize> {
+        let mut parked = self.parked.lock().unwrap();
+        self.num_parked.fetch_sub(parked.len(), SeqCst);
+        self.num_searching.fetch_add(parked.len(), SeqCst);
+        std::mem::take(&mut *parked)
+    }
+
+    /// A worker with no local work asks to search. Refused when half the
+    /// workers already search.
+    pub(crate) fn transition_to_searching(&self) -> bool {
+        let searching = self.num_searching.load(SeqCst);
+        if 2 * searching >= self.num_workers {
+            return false;
+        }
+        self.num_searching.fetch_add(1, SeqCst);
+        true
+    }
+
+    /// A searcher stops searching. Returns `true` if it was the last one
+    /// (the caller then wakes another worker if it found work).
+    pub(crate) fn transition_from_searching(&self) -> bool {
+        self.num_searching.fetch_sub(1, SeqCst) == 1
+    }
+
+    /// Step 1 of going idle. `searching`: whether the worker was searching.
+    pub(crate) fn announce_parked(&self, worker: usize, searching: bool) {
+        {
+            let mut parked = self.parked.lock().unwrap();
+            parked.push(worker);
+            self.num_parked.fetch_add(1, SeqCst);
+        }
+        if searching {
+            self.num_searching.fetch_sub(1, SeqCst);
+        }
+        fence(SeqCst);
+    }
+
+    /// Takes the worker off the parked list. `false` when a notifier did
+    /// first (it then counted the worker as searching).
+    pub(crate) fn unannounce(&self, worker: usize) -> bool {
+        let mut parked = self.parked.lock().unwrap();
+        match parked.iter().position(|&w| w == worker) {
+            Some(pos) => {
+                parked.swap_remove(pos);
+                self.num_parked.fetch_sub(1, SeqCst);
+                true
+            }
+            None => false,
+        }
+    }
+}

@@ -1,0 +1,106 @@
+//! The multi-thread, work-stealing scheduler.
+//!
+//! `worker.rs` is the worker loop and its queues, `idle.rs` the protocol
+//! that parks and wakes workers. This file is the runtime-facing side:
+//! creating the workers, spawning, `block_on`, shutdown.
+mod idle;
+pub(crate) mod worker;
+
+use crate::loom::sync::Arc;
+use crate::runtime::blocking::Spawner;
+use crate::runtime::config::Config;
+use crate::runtime::park::Parker;
+use crate::runtime::scheduler;
+use crate::task::{Id, JoinHandle, Notified, Schedule, Task};
+use std::fmt;
+use std::future::Future;
+
+pub(crate) use worker::Context;
+
+/// The scheduler's shared handle; tasks hold an `Arc` of it.
+pub(crate) struct Handle {
+    pub(crate) shared: worker::Shared,
+    pub(crate) config: Config,
+    pub(crate) blocking_spawner: Spawner,
+}
+
+/// Starts the workers; returns the handle.
+pub(crate) fn launch(
+    num_workers: usize,
+    shards: usize,
+    config: Config,
+    blocking_spawner: Spawner,
+) -> Arc<Handle> {
+    let parkers = (0..num_workers).map(|_| Parker::new()).collect();
+    let (shared, cores) = worker::Shared::new(num_workers, shards, parkers);
+    let handle = Arc::new(Handle {
+        shared,
+        config,
+        blocking_spawner,
+    });
+    for core in cores {
+        handle.clone().spawn_worker_thread(core);
+    }
+    handle
+}
+
+impl Handle {
+    /// Runs a worker with `core` on a (mandatory) blocking-pool thread.
+    pub(crate) fn spawn_worker_thread(self: Arc<Self>, core: Box<worker::Core>) {
+        let rt = scheduler::Handle::MultiThread(self.clone());
+        let handle = self.clone();
+        let (task, _join) = crate::runtime::blocking::new_task(move || worker::run(handle, core));
+        // On a pool already shut down the task is cancelled and the core
+        // dropped with it, which is what shutdown wants.
+        let _ = self.blocking_spawner.spawn(task, true, &rt);
+    }
+
+    pub(crate) fn spawn<F>(self: &Arc<Self>, future: F, id: Id) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let (raw, notified) = self.shared.owned.bind(future, self.clone(), id);
+        if let Some(notified) = notified {
+            self.schedule_task(notified, false);
+        }
+        // SAFETY: `bind` returns the join handle's reference for a task of
+        // output `F::Output`.
+        unsafe { JoinHandle::new(raw) }
+    }
+
+    /// Stops the scheduler: closes the injection side and the task list and
+    /// wakes every worker so it sees that.
+    pub(crate) fn shutdown(&self) {
+        if self.shared.inject.close() {
+            self.shared.owned.close();
+            self.shared.notify_all();
+        }
+    }
+
+    pub(crate) fn num_workers(&self) -> usize {
+        self.shared.remotes.len()
+    }
+}
+
+impl Schedule for Arc<Handle> {
+    fn release(&self, task: &Task) -> Option<Task> {
+        self.shared.owned.remove(task)
+    }
+
+    fn schedule(&self, task: Notified) {
+        self.schedule_task(task, false);
+    }
+
+    fn yield_now(&self, task: Notified) {
+        self.schedule_task(task, true);
+    }
+}
+
+impl fmt::Debug for Handle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("multi_thread::Handle")
+            .field("num_workers", &self.num_workers())
+            .finish()
+    }
+}

@@ -1,0 +1,478 @@
+//! The multi-thread scheduler's workers.
+//!
+//! Each worker owns a `Core`: its local run queue (a Chase-Lev deque from
+//! `crossbeam-deque`, stealable by the others), a LIFO slot, and its parker
+//! (the driver). A worker thread runs the loop in [`Context::run`]:
+//!
+//! 1. every `global_queue_interval` ticks, take from the injection side
+//!    first, so remote spawns are not starved by a busy local queue;
+//! 2. else the LIFO slot, then the local queue, then a batch from the
+//!    injection side;
+//! 3. out of work: become a searcher (at most half the workers) and steal a
+//!    batch from another worker, starting at a random one;
+//! 4. nothing anywhere: park through the idle protocol (`idle.rs`).
+//!
+//! **The LIFO slot.** A task woken by the running task goes to the slot and
+//! runs next, which is what message passing wants (the receiver runs while
+//! the message is hot in cache). To keep two tasks that wake each other from
+//! starving the queue, the slot may preempt the queue only
+//! `MAX_LIFO_POLLS_PER_TICK` times in a row and only while the budget lasts;
+//! after that the slot's task goes to the back of the queue.
+//!
+//! **Overflow.** The local queue is capped at `LOCAL_QUEUE_CAPACITY`; when
+//! it is full, half of it moves to the worker's injection shard, where
+//! idle workers find it.
+//!
+//! **`block_in_place`.** The core is kept in a `RefCell` of the worker's
+//! context while a task runs. `block_in_place` takes it and hands it to a
+//! new thread from the blocking pool, which carries on with the queue while
+//! the current thread blocks; when the task's poll returns, the old thread
+//! finds its core gone and leaves the loop.
+//!
+//! **Shutdown.** When the injection side is closed, each worker cancels the
+//! tasks of the owned list (starting at its own shard), drops the
+//! notifications in its queue and hands its core in; the last core in
+//! drains the injection side.
+use super::idle::Idle;
+use super::Handle;
+use crate::loom::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use crate::loom::sync::{Arc, Mutex};
+use crate::runtime::context;
+use crate::runtime::park::{Parker, Unparker};
+use crate::runtime::scheduler;
+use crate::runtime::scheduler::deque::{Stealer, Worker as Deque};
+use crate::runtime::scheduler::inject::{retry, Inject};
+use crate::task::{coop, Notified, OwnedTasks};
+use crate::util::FastRand;
+use std::cell::RefCell;
+
+#[cfg(not(tokiwa_loom))]
+const LOCAL_QUEUE_CAPACITY: usize = 256;
+#[cfg(tokiwa_loom)]
+const LOCAL_QUEUE_CAPACITY: usize = 4;
+
+/// How many times in a row the LIFO slot may run ahead of the queue.
+const MAX_LIFO_POLLS_PER_TICK: u32 = 3;
+
+/// State shared by all workers.
+pub(crate) struct Shared {
+    pub(crate) remotes: Box<[Remote]>,
+    pub(crate) inject: Inject,
+    pub(crate) idle: Idle,
+    pub(crate) owned: OwnedTasks,
+    /// Cores handed in at shutdown; the last one in finishes the shutdown.
+    shutdown_cores: Mutex<Vec<Box<Core>>>,
+    pub(crate) worker_metrics: Box<[WorkerMetrics]>,
+}
+
+/// What other threads may touch of a worker.
+pub(crate) struct Remote {
+    steal: Stealer<Notified>,
+    unpark: Unparker,
+}
+
+/// Per-worker counters, written by the worker (`Relaxed`: statistics, read
+/// without any ordering requirement).
+#[derive(Default)]
+pub(crate) struct WorkerMetrics {
+    pub(crate) park_count: AtomicU64,
+    pub(crate) park_unpark_count: AtomicU64,
+    pub(crate) steal_count: AtomicU64,
+    pub(crate) poll_count: AtomicU64,
+    pub(crate) local_queue_depth: AtomicU64,
+    pub(crate) overflow_count: AtomicU64,
+}
+
+/// What a worker owns.
+pub(crate) struct Core {
+    index: usize,
+    shard: Option<usize>,
+    tick: u32,
+    lifo_slot: Option<Notified>,
+    lifo_polls: u32,
+    run_queue: Deque<Notified>,
+    is_searching: bool,
+    is_shutdown: bool,
+    park: Option<Parker>,
+    rand: FastRand,
+    stats: Stats,
+}
+
+#[derive(Default)]
+struct Stats {
+    parks: u64,
+    park_unparks: u64,
+    steals: u64,
+    polls: u64,
+    overflows: u64,
+}
+
+/// The scheduler context of a worker thread.
+pub(crate) struct Context {
+    pub(crate) handle: Arc<Handle>,
+    core: RefCell<Option<Box<Core>>>,
+}
+
+impl Shared {
+    /// Creates the shared state and the cores, one per worker.
+    pub(crate) fn new(
+        num_workers: usize,
+        shards: usize,
+        parkers: Vec<Parker>,
+    ) -> (Shared, Vec<Box<Core>>) {
+        let inject = Inject::new(shards);
+        let mut remotes = Vec::with_capacity(num_workers);
+        let mut cores = Vec::with_capacity(num_workers);
+        for (index, park) in parkers.into_iter().enumerate() {
+            let run_queue = Deque::new_fifo();
+            remotes.push(Remote {
+                steal: run_queue.stealer(),
+                unpark: park.unparker(),
+            });
+            cores.push(Box::new(Core {
+                index,
+                shard: inject.shard_of(index),
+                tick: 0,
+                lifo_slot: None,
+                lifo_polls: 0,
+                run_queue,
+                is_searching: false,
+                is_shutdown: false,
+                park: Some(park),
+                rand: FastRand::new(index as u64 + 1),
+                stats: Stats::default(),
+            }));
+        }
+        let shared = Shared {
+            remotes: remotes.into_boxed_slice(),
+            inject,
+            idle: Idle::new(num_workers),
+            owned: OwnedTasks::new(num_workers * 4),
+            shutdown_cores: Mutex::new(Vec::with_capacity(num_workers)),
+            worker_metrics: (0..num_workers).map(|_| WorkerMetrics::default()).collect(),
+        };
+        (shared, cores)
+    }
+
+    /// Wakes a parked worker if nobody is searching (the notifier's side of
+    /// the idle protocol).
+    pub(crate) fn notify_parked(&self) {
+        if let Some(index) = self.idle.worker_to_notify() {
+            self.remotes[index].unpark.unpark();
+        }
+    }
+
+    /// Wakes every worker (shutdown).
+    pub(crate) fn notify_all(&self) {
+        self.idle.take_all_parked();
+        for remote in self.remotes.iter() {
+            remote.unpark.unpark();
+        }
+    }
+
+    /// Whether any queue other than `me`'s holds work.
+    fn has_remote_work(&self, me: usize) -> bool {
+        !self.inject.is_empty()
+            || self
+                .remotes
+                .iter()
+                .enumerate()
+                .any(|(i, r)| i != me && !r.steal.is_empty())
+    }
+
+    pub(crate) fn worker_local_queue_depth(&self, worker: usize) -> usize {
+        self.remotes[worker].steal.len()
+    }
+}
+
+/// Runs a worker with `core` on the current thread until shutdown (or until
+/// `block_in_place` takes the core away).
+pub(crate) fn run(handle: Arc<Handle>, core: Box<Core>) {
+    let scheduler_handle = scheduler::Handle::MultiThread(handle.clone());
+    let _enter = context::enter_runtime(&scheduler_handle, true);
+    let cx = scheduler::Context::MultiThread(Context {
+        handle,
+        core: RefCell::new(None),
+    });
+    context::set_scheduler(&cx, || {
+        let scheduler::Context::MultiThread(cx) = &cx else {
+            unreachable!()
+        };
+        if let Some(core) = cx.run(core) {
+            cx.handle.shutdown_core(core);
+        }
+    });
+}
+
+impl Context {
+    /// The worker loop. Returns the core at shutdown, or `None` when
+    /// `block_in_place` took it.
+    fn run(&self, mut core: Box<Core>) -> Option<Box<Core>> {
+        let handle = &*self.handle;
+        let config = &handle.config;
+        while !core.is_shutdown {
+            core.tick = core.tick.wrapping_add(1);
+            if core.tick % config.event_interval == 0 {
+                core = self.maintenance(core);
+                if core.is_shutdown {
+                    break;
+                }
+            }
+            if let Some(task) = core.next_task(handle, config.global_queue_interval) {
+                core = self.run_task(task, core)?;
+                continue;
+            }
+            if let Some(task) = core.steal_work(handle) {
+                core = self.run_task(task, core)?;
+                continue;
+            }
+            core = self.park(core);
+        }
+        core.pre_shutdown(handle);
+        Some(core)
+    }
+
+    fn run_task(&self, task: Notified, mut core: Box<Core>) -> Option<Box<Core>> {
+        core.transition_from_searching(&self.handle);
+        core.lifo_polls = 0;
+        core.stats.polls += 1;
+        *self.core.borrow_mut() = Some(core);
+        coop::budget(|| {
+            task.run();
+            // Run what the task woke into the LIFO slot, within limits.
+            loop {
+                let mut core = self.core.borrow_mut().take()?;
+                let Some(task) = core.lifo_slot.take() else {
+                    return Some(core);
+                };
+                if !coop::has_budget_remaining() || core.lifo_polls >= MAX_LIFO_POLLS_PER_TICK {
+                    core.push_local(task, &self.handle);
+                    return Some(core);
+                }
+                core.lifo_polls += 1;
+                core.stats.polls += 1;
+                *self.core.borrow_mut() = Some(core);
+                task.run();
+            }
+        })
+    }
+
+    /// Reaps the driver without blocking, checks for shutdown, publishes
+    /// statistics.
+    fn maintenance(&self, mut core: Box<Core>) -> Box<Core> {
+        if let Some(park) = core.park.as_mut() {
+            park.maintain();
+        }
+        core.publish_stats(&self.handle);
+        if self.handle.shared.inject.is_closed() {
+            core.is_shutdown = true;
+        }
+        core
+    }
+
+    /// Parks through the idle protocol; returns when there may be work.
+    fn park(&self, mut core: Box<Core>) -> Box<Core> {
+        let handle = &*self.handle;
+        let shared = &handle.shared;
+        if let Some(f) = &handle.config.before_park {
+            f();
+        }
+        // 1. announce
+        shared.idle.announce_parked(core.index, core.is_searching);
+        core.is_searching = false;
+        // 2. re-check every source of work (the fence is in the announce)
+        let found = core.lifo_slot.is_some()
+            || !core.run_queue.is_empty()
+            || shared.has_remote_work(core.index)
+            || shared.inject.is_closed();
+        if !found {
+            // 4. block
+            core.stats.parks += 1;
+            core.publish_stats(handle);
+            let mut park = core.park.take().expect("park missing");
+            park.park(None);
+            core.park = Some(park);
+        }
+        // 3. (or after waking) withdraw; failing means a notifier chose us
+        // and counted us as searching.
+        if !shared.idle.unannounce(core.index) {
+            core.is_searching = true;
+        }
+        core.stats.park_unparks += u64::from(!found);
+        if shared.inject.is_closed() {
+            core.is_shutdown = true;
+        }
+        if let Some(f) = &handle.config.after_unpark {
+            f();
+        }
+        core
+    }
+
+    /// Schedules a task on this worker, if `handle` is this worker's runtime
+    /// and the worker holds its core. Gives the task back otherwise.
+    pub(crate) fn schedule_local(
+        &self,
+        handle: &Handle,
+        task: Notified,
+        is_yield: bool,
+    ) -> Result<(), Notified> {
+        if !std::ptr::eq(handle, &*self.handle) {
+            return Err(task);
+        }
+        let mut core = self.core.borrow_mut();
+        let Some(core) = core.as_mut() else {
+            return Err(task);
+        };
+        if is_yield || handle.config.disable_lifo_slot {
+            core.push_local(task, handle);
+        } else if let Some(prev) = core.lifo_slot.replace(task) {
+            core.push_local(prev, handle);
+        }
+        Ok(())
+    }
+
+    /// `block_in_place`: hands the core to a new worker thread. Returns
+    /// `false` if this thread holds no core (already blocking).
+    pub(crate) fn hand_off_core(&self) -> bool {
+        let Some(core) = self.core.borrow_mut().take() else {
+            return false;
+        };
+        let handle = self.handle.clone();
+        handle.clone().spawn_worker_thread(core);
+        true
+    }
+}
+
+impl Core {
+    fn next_task(&mut self, handle: &Handle, global_queue_interval: u32) -> Option<Notified> {
+        let inject = &handle.shared.inject;
+        if self.tick % global_queue_interval == 0 {
+            let start = self.rand.next_n(inject.num_shards() as u32 + 1) as usize;
+            if let Some(task) = inject.pop(self.shard, start) {
+                return Some(task);
+            }
+        }
+        if let Some(task) = self.lifo_slot.take() {
+            return Some(task);
+        }
+        if let Some(task) = self.run_queue.pop() {
+            return Some(task);
+        }
+        let start = self.rand.next_n(inject.num_shards() as u32 + 1) as usize;
+        inject.steal_batch_and_pop(self.shard, start, &self.run_queue)
+    }
+
+    fn steal_work(&mut self, handle: &Handle) -> Option<Notified> {
+        let shared = &handle.shared;
+        if !self.is_searching {
+            if !shared.idle.transition_to_searching() {
+                return None;
+            }
+            self.is_searching = true;
+        }
+        let n = shared.remotes.len();
+        let start = self.rand.next_n(n as u32) as usize;
+        for k in 0..n {
+            let i = (start + k) % n;
+            if i == self.index {
+                continue;
+            }
+            if let Some(task) =
+                retry(|| shared.remotes[i].steal.steal_batch_and_pop(&self.run_queue))
+            {
+                self.stats.steals += 1;
+                return Some(task);
+            }
+        }
+        let start = self.rand.next_n(shared.inject.num_shards() as u32 + 1) as usize;
+        shared
+            .inject
+            .steal_batch_and_pop(self.shard, start, &self.run_queue)
+    }
+
+    fn transition_from_searching(&mut self, handle: &Handle) {
+        if !self.is_searching {
+            return;
+        }
+        self.is_searching = false;
+        if handle.shared.idle.transition_from_searching() {
+            // The last searcher found work: there may be more, so hand the
+            // search on.
+            handle.shared.notify_parked();
+        }
+    }
+
+    /// Pushes to the local queue, moving half of it to the injection side
+    /// when full, and lets an idle worker know there is work to steal.
+    fn push_local(&mut self, task: Notified, handle: &Handle) {
+        if self.run_queue.len() >= LOCAL_QUEUE_CAPACITY {
+            self.stats.overflows += 1;
+            for _ in 0..LOCAL_QUEUE_CAPACITY / 2 {
+                match self.run_queue.pop() {
+                    Some(t) => handle.shared.inject.push(t, self.shard),
+                    None => break,
+                }
+            }
+        }
+        self.run_queue.push(task);
+        handle.shared.notify_parked();
+    }
+
+    fn publish_stats(&self, handle: &Handle) {
+        let m = &handle.shared.worker_metrics[self.index];
+        m.park_count.store(self.stats.parks, Relaxed);
+        m.park_unpark_count.store(self.stats.park_unparks, Relaxed);
+        m.steal_count.store(self.stats.steals, Relaxed);
+        m.poll_count.store(self.stats.polls, Relaxed);
+        m.overflow_count.store(self.stats.overflows, Relaxed);
+        m.local_queue_depth
+            .store(self.run_queue.len() as u64, Relaxed);
+    }
+
+    /// Cancels the owned tasks and drops the queued notifications.
+    fn pre_shutdown(&mut self, handle: &Handle) {
+        self.publish_stats(handle);
+        handle.shared.owned.close_and_shutdown_all(self.index);
+        drop(self.lifo_slot.take());
+        while let Some(task) = self.run_queue.pop() {
+            drop(task);
+        }
+    }
+}
+
+impl Handle {
+    /// A core handed in at shutdown; the last one finishes the job.
+    fn shutdown_core(&self, core: Box<Core>) {
+        let mut cores = self.shared.shutdown_cores.lock().unwrap();
+        cores.push(core);
+        if cores.len() != self.shared.remotes.len() {
+            return;
+        }
+        // Every worker stopped: nothing can push locally any more.
+        for core in cores.iter_mut() {
+            drop(core.lifo_slot.take());
+            while let Some(task) = core.run_queue.pop() {
+                drop(task);
+            }
+        }
+        self.shared.inject.close_and_drain();
+        // Tasks spawned while the workers stopped were cancelled by the
+        // closed list; this catches any the list closed behind.
+        self.shared.owned.close_and_shutdown_all(0);
+        cores.clear();
+    }
+
+    /// Schedules a task from anywhere.
+    pub(crate) fn schedule_task(&self, task: Notified, is_yield: bool) {
+        let task = context::with_scheduler(|cx| match cx {
+            Some(scheduler::Context::MultiThread(cx)) => {
+                cx.schedule_local(self, task, is_yield).err()
+            }
+            _ => Some(task),
+        });
+        if let Some(task) = task {
+            self.shared.inject.push_remote(task);
+            self.shared.notify_parked();
+        }
+    }
+}

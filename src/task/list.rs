@@ -1,0 +1,139 @@
+//! The owned-task list: every live task of a scheduler, so shutdown can
+//! cancel them all.
+//!
+//! Tasks are kept in slabs behind a few mutexes (shards chosen by task id),
+//! so concurrent spawns and completions on different workers rarely meet on
+//! the same lock. The list holds one reference per task (see `state.rs`),
+//! and the slot index lives in the task header, so removal is O(1).
+//!
+//! Closing the list is done shard by shard under each shard's lock: a
+//! `bind` after that sees the flag and cancels the new task at once, so no
+//! task can slip in behind a shutdown.
+use super::raw::{Notified, RawTask, Task};
+use super::{Id, Schedule};
+use crate::loom::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use crate::loom::sync::Mutex;
+use slab::Slab;
+use std::future::Future;
+
+pub(crate) struct OwnedTasks {
+    shards: Box<[Mutex<Shard>]>,
+    mask: usize,
+    /// Live tasks, for metrics only (`Relaxed`: a statistic, read without
+    /// ordering requirements).
+    count: AtomicUsize,
+}
+
+struct Shard {
+    tasks: Slab<RawTask>,
+    closed: bool,
+}
+
+impl OwnedTasks {
+    /// A list with at least `shards` shards (rounded up to a power of two).
+    pub(crate) fn new(shards: usize) -> OwnedTasks {
+        let n = shards.max(1).next_power_of_two();
+        OwnedTasks {
+            shards: (0..n)
+                .map(|_| {
+                    Mutex::new(Shard {
+                        tasks: Slab::new(),
+                        closed: false,
+                    })
+                })
+                .collect(),
+            mask: n - 1,
+            count: AtomicUsize::new(0),
+        }
+    }
+
+    fn shard(&self, id: Id) -> &Mutex<Shard> {
+        &self.shards[(id.0.get() as usize) & self.mask]
+    }
+
+    /// Creates a task owned by this list. Returns its `JoinHandle` reference
+    /// and, unless the list is closed (then the task is already cancelled),
+    /// the `Notified` to schedule.
+    pub(crate) fn bind<T, S>(&self, future: T, scheduler: S, id: Id) -> (RawTask, Option<Notified>)
+    where
+        T: Future + 'static,
+        S: Schedule,
+    {
+        let raw = RawTask::new(future, scheduler, id);
+        // SAFETY: a new task carries three references: one each for the
+        // list, the first notification and the join handle.
+        let (task, notified) = unsafe { (Task::from_raw(raw), Notified::from_raw(raw)) };
+        let mut shard = self.shard(id).lock().unwrap();
+        if shard.closed {
+            drop(shard);
+            drop(notified);
+            // The list's reference cancels the task (it never ran).
+            task.shutdown();
+            return (raw, None);
+        }
+        let key = shard.tasks.insert(raw);
+        // SAFETY: the key is written under the shard lock, before the task is
+        // visible to any other thread, and only read under the same lock.
+        raw.header().owner_key.with_mut(|k| unsafe { *k = key });
+        drop(shard);
+        self.count.fetch_add(1, Relaxed);
+        std::mem::forget(task);
+        (raw, Some(notified))
+    }
+
+    /// Removes a completed task; returns the list's reference if it still
+    /// held one (shutdown may have taken it already).
+    pub(crate) fn remove(&self, task: &Task) -> Option<Task> {
+        let raw = task.raw();
+        let mut shard = self.shard(raw.id()).lock().unwrap();
+        // SAFETY: read under the shard lock, which orders it after the write
+        // in `bind`.
+        let key = raw.header().owner_key.with(|k| unsafe { *k });
+        match shard.tasks.get(key) {
+            Some(&entry) if entry == raw => {
+                shard.tasks.remove(key);
+                drop(shard);
+                self.count.fetch_sub(1, Relaxed);
+                // SAFETY: the list's reference moves to the caller.
+                Some(unsafe { Task::from_raw(raw) })
+            }
+            _ => None,
+        }
+    }
+
+    /// Closes the list and cancels every task in it, starting at shard
+    /// `start` so that workers shutting down together spread over shards.
+    pub(crate) fn close_and_shutdown_all(&self, start: usize) {
+        for i in 0..self.shards.len() {
+            let idx = (start + i) & self.mask;
+            let tasks: Vec<RawTask> = {
+                let mut shard = self.shards[idx].lock().unwrap();
+                shard.closed = true;
+                shard.tasks.drain().collect()
+            };
+            self.count.fetch_sub(tasks.len(), Relaxed);
+            for raw in tasks {
+                // SAFETY: draining moved the list's reference to us.
+                unsafe { Task::from_raw(raw) }.shutdown();
+            }
+        }
+    }
+
+    /// Marks the list closed without cancelling anything (the workers do
+    /// that as they stop).
+    pub(crate) fn close(&self) {
+        for shard in self.shards.iter() {
+            shard.lock().unwrap().closed = true;
+        }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.shards
+            .iter()
+            .all(|s| s.lock().unwrap().tasks.is_empty())
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.count.load(Relaxed)
+    }
+}

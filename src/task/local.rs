@@ -1,0 +1,301 @@
+//! `LocalSet` and `spawn_local`: tasks that are not `Send`.
+//!
+//! A `LocalSet` is a small scheduler of its own that runs inside whatever
+//! task or `block_on` polls it (`run_until`, `block_on`, or awaiting the set).
+//! Its tasks are only ever polled, cancelled and dropped on the set's thread;
+//! other threads can only *wake* them, which pushes a notification into the
+//! set's queue and wakes the future that drives the set.
+//!
+//! Each time the set is polled it runs at most `MAX_TASKS_PER_TICK` tasks,
+//! then asks to be polled again if work is left, so a busy set does not
+//! starve the rest of its runtime.
+use super::{coop, Id, JoinHandle, Notified, OwnedTasks, Schedule, Task};
+use crate::loom::sync::{Arc, Mutex};
+use pin_project_lite::pin_project;
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::fmt;
+use std::future::Future;
+use std::marker::PhantomData;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::{Context, Poll, Waker};
+
+const MAX_TASKS_PER_TICK: usize = 61;
+
+/// A set of tasks that run on the same thread.
+///
+/// ```
+/// # #[tokiwa::main(flavor = "current_thread")]
+/// # async fn main() {
+/// use std::rc::Rc;
+/// let local = tokiwa::task::LocalSet::new();
+/// let data = Rc::new(42);
+/// let out = local
+///     .run_until(async move {
+///         tokiwa::task::spawn_local(async move { *data }).await.unwrap()
+///     })
+///     .await;
+/// assert_eq!(out, 42);
+/// # }
+/// ```
+pub struct LocalSet {
+    context: Rc<LocalContext>,
+    _not_send: PhantomData<*const ()>,
+}
+
+struct LocalContext {
+    shared: Arc<Shared>,
+}
+
+/// What other threads may touch: the queue and the driving waker.
+pub(crate) struct Shared {
+    queue: Mutex<Option<VecDeque<Notified>>>,
+    waker: Mutex<Option<Waker>>,
+    owned: OwnedTasks,
+}
+
+thread_local! {
+    static CURRENT: RefCell<Option<Rc<LocalContext>>> = const { RefCell::new(None) };
+}
+
+/// Spawns a `!Send` future on the current [`LocalSet`].
+///
+/// # Panics
+///
+/// Panics when called outside a `LocalSet`.
+#[track_caller]
+pub fn spawn_local<F>(future: F) -> JoinHandle<F::Output>
+where
+    F: Future + 'static,
+    F::Output: 'static,
+{
+    let cx = CURRENT.with(|c| c.borrow().clone());
+    match cx {
+        Some(cx) => cx.spawn(future),
+        None => panic!(
+            "`spawn_local` called from outside of a `task::LocalSet` or `runtime::LocalRuntime`"
+        ),
+    }
+}
+
+impl LocalSet {
+    /// Creates an empty set.
+    pub fn new() -> LocalSet {
+        LocalSet {
+            context: Rc::new(LocalContext {
+                shared: Arc::new(Shared {
+                    queue: Mutex::new(Some(VecDeque::new())),
+                    waker: Mutex::new(None),
+                    owned: OwnedTasks::new(1),
+                }),
+            }),
+            _not_send: PhantomData,
+        }
+    }
+
+    /// Makes this set current, so [`spawn_local`] spawns onto it, until the
+    /// guard drops.
+    pub fn enter(&self) -> LocalEnterGuard {
+        let prev = CURRENT.with(|c| c.borrow_mut().replace(self.context.clone()));
+        LocalEnterGuard {
+            prev,
+            _not_send: PhantomData,
+        }
+    }
+
+    /// Spawns a `!Send` task onto this set. It runs when the set is driven.
+    #[track_caller]
+    pub fn spawn_local<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + 'static,
+        F::Output: 'static,
+    {
+        self.context.spawn(future)
+    }
+
+    /// Runs `future` on `rt`, driving this set's tasks meanwhile.
+    ///
+    /// # Panics
+    ///
+    /// Panics when called from inside a runtime.
+    #[track_caller]
+    pub fn block_on<F: Future>(&self, rt: &crate::runtime::Runtime, future: F) -> F::Output {
+        rt.block_on(self.run_until(future))
+    }
+
+    /// Runs `future` to completion, driving this set's tasks meanwhile.
+    pub async fn run_until<F: Future>(&self, future: F) -> F::Output {
+        RunUntil {
+            local_set: self,
+            future,
+        }
+        .await
+    }
+
+    /// Runs up to `MAX_TASKS_PER_TICK` tasks; returns whether work is left.
+    fn tick(&self) -> bool {
+        for _ in 0..MAX_TASKS_PER_TICK {
+            let task = match self.context.shared.queue.lock().unwrap().as_mut() {
+                Some(queue) => queue.pop_front(),
+                None => None,
+            };
+            match task {
+                Some(task) => coop::budget(|| task.run()),
+                None => return false,
+            }
+        }
+        true
+    }
+
+    fn with_current<R>(&self, f: impl FnOnce() -> R) -> R {
+        let _guard = self.enter();
+        f()
+    }
+}
+
+impl Default for LocalSet {
+    fn default() -> LocalSet {
+        LocalSet::new()
+    }
+}
+
+impl LocalContext {
+    #[track_caller]
+    fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + 'static,
+        F::Output: 'static,
+    {
+        let (raw, notified) = self
+            .shared
+            .owned
+            .bind(future, self.shared.clone(), Id::next());
+        if let Some(notified) = notified {
+            self.shared.schedule(notified);
+        }
+        // SAFETY: `bind` returns the join handle's reference for a task of
+        // output `F::Output`.
+        unsafe { JoinHandle::new(raw) }
+    }
+}
+
+impl Shared {
+    fn set_waker(&self, waker: &Waker) {
+        let mut slot = self.waker.lock().unwrap();
+        match slot.as_ref() {
+            Some(w) if w.will_wake(waker) => {}
+            _ => *slot = Some(waker.clone()),
+        }
+    }
+}
+
+impl Schedule for Arc<Shared> {
+    fn release(&self, task: &Task) -> Option<Task> {
+        self.owned.remove(task)
+    }
+
+    fn schedule(&self, task: Notified) {
+        let mut queue = self.queue.lock().unwrap();
+        match queue.as_mut() {
+            Some(q) => {
+                q.push_back(task);
+                drop(queue);
+                if let Some(waker) = self.waker.lock().unwrap().as_ref() {
+                    waker.wake_by_ref();
+                }
+            }
+            // The set was dropped: its tasks are cancelled already.
+            None => {
+                drop(queue);
+                drop(task);
+            }
+        }
+    }
+}
+
+pin_project! {
+    struct RunUntil<'a, F> {
+        local_set: &'a LocalSet,
+        #[pin]
+        future: F,
+    }
+}
+
+impl<F: Future> Future for RunUntil<'_, F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let me = self.project();
+        let set = *me.local_set;
+        set.with_current(|| {
+            set.context.shared.set_waker(cx.waker());
+            if let Poll::Ready(out) = coop::budget(|| me.future.poll(cx)) {
+                return Poll::Ready(out);
+            }
+            if set.tick() {
+                // Work is left: come back after the runtime's other tasks.
+                cx.waker().wake_by_ref();
+            }
+            Poll::Pending
+        })
+    }
+}
+
+impl Future for LocalSet {
+    type Output = ();
+
+    /// Awaiting a `LocalSet` runs its tasks until all of them completed.
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let set = &*self;
+        set.with_current(|| {
+            set.context.shared.set_waker(cx.waker());
+            if set.tick() {
+                cx.waker().wake_by_ref();
+                Poll::Pending
+            } else if set.context.shared.owned.is_empty() {
+                Poll::Ready(())
+            } else {
+                Poll::Pending
+            }
+        })
+    }
+}
+
+impl Drop for LocalSet {
+    fn drop(&mut self) {
+        // Cancel every task here, on the set's thread, with the set current
+        // (their destructors may spawn; those spawns are cancelled at once).
+        self.with_current(|| {
+            self.context.shared.owned.close_and_shutdown_all(0);
+            let queue = self.context.shared.queue.lock().unwrap().take();
+            drop(queue);
+            self.context.shared.waker.lock().unwrap().take();
+        });
+    }
+}
+
+impl fmt::Debug for LocalSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LocalSet").finish_non_exhaustive()
+    }
+}
+
+/// Keeps a [`LocalSet`] current until dropped ([`LocalSet::enter`]).
+pub struct LocalEnterGuard {
+    prev: Option<Rc<LocalContext>>,
+    _not_send: PhantomData<*const ()>,
+}
+
+impl Drop for LocalEnterGuard {
+    fn drop(&mut self) {
+        let prev = self.prev.take();
+        let _ = CURRENT.try_with(|c| *c.borrow_mut() = prev);
+    }
+}
+
+impl fmt::Debug for LocalEnterGuard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LocalEnterGuard").finish()
+    }
+}
