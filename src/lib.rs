@@ -27,6 +27,9 @@ pub(crate) mod loom;
 #[cfg(feature = "rt")]
 pub(crate) mod util;
 
+#[cfg(all(test, tokiwa_loom, feature = "rt-multi-thread"))]
+mod loom_tests;
+
 #[cfg(feature = "rt")]
 pub mod runtime;
 

@@ -10,6 +10,10 @@
 //! checks every access for data races, std's version compiles to a plain
 //! pointer access.
 //!
+//! Scheduler handles are reference-counted with `std::sync::Arc` even
+//! under loom: their methods take `self: &Arc<Self>`, which loom's `Arc`
+//! does not support, and their counts are not part of any protocol.
+//!
 //! OS threads that the runtime spawns (workers, the blocking pool) always use
 //! `std::thread`: loom models exercise the protocols with loom threads of
 //! their own, never a whole runtime.
@@ -84,7 +88,7 @@ mod imp {
     }
 
     pub(crate) mod thread {
-        pub(crate) use loom::thread::{current, yield_now};
+        pub(crate) use loom::thread::{current, spawn, yield_now, JoinHandle};
         pub(crate) use std::thread::panicking;
     }
 

@@ -77,6 +77,7 @@ impl Config {
 }
 
 const KNOWN: &str = "`flavor`, `worker_threads`, `start_paused`, `crate`";
+const FLAVORS: &str = "The runtime flavors are `current_thread` and `multi_thread`.";
 
 /// Parses the attribute's arguments into a [`Config`].
 pub(crate) fn parse(args: TokenStream, kind: Kind) -> syn::Result<Config> {
@@ -92,15 +93,7 @@ pub(crate) fn parse(args: TokenStream, kind: Kind) -> syn::Result<Config> {
         match name.to_string().as_str() {
             "flavor" => set(&mut flavor, &name, parse_flavor(&lit)?)?,
             "worker_threads" => set(&mut worker_threads, &name, (parse_threads(&lit)?, span))?,
-            "start_paused" => match lit {
-                Lit::Bool(b) => set(&mut start_paused, &name, (b.value, span))?,
-                _ => {
-                    return Err(syn::Error::new(
-                        span,
-                        "`start_paused` must be `true` or `false`.",
-                    ))
-                }
-            },
+            "start_paused" => set(&mut start_paused, &name, (parse_paused(&lit)?, span))?,
             "crate" => set(&mut crate_path, &name, parse_crate_path(&lit)?)?,
             other => return Err(unknown(&name, other)),
         }
@@ -111,18 +104,14 @@ pub(crate) fn parse(args: TokenStream, kind: Kind) -> syn::Result<Config> {
         |flavor: &str| format!("Use `#[{}(flavor = \"{flavor}\")]`", kind.macro_name());
     if let (Flavor::CurrentThread, Some((_, span))) = (flavor, worker_threads) {
         let msg = "The `worker_threads` option requires the `multi_thread` runtime flavor.";
-        return Err(syn::Error::new(
-            span,
-            format!("{msg} {}", use_flavor("multi_thread")),
-        ));
+        let msg = format!("{msg} {}", use_flavor("multi_thread"));
+        return Err(syn::Error::new(span, msg));
     }
     // As in tokio: a paused clock is only offered on the single-threaded runtime.
     if let (Flavor::MultiThread, Some((_, span))) = (flavor, start_paused) {
         let msg = "The `start_paused` option requires the `current_thread` runtime flavor.";
-        return Err(syn::Error::new(
-            span,
-            format!("{msg} {}", use_flavor("current_thread")),
-        ));
+        let msg = format!("{msg} {}", use_flavor("current_thread"));
+        return Err(syn::Error::new(span, msg));
     }
 
     Ok(Config {
@@ -156,10 +145,8 @@ fn name_and_value(meta: Meta, kind: Kind) -> syn::Result<(syn::Ident, Lit)> {
 /// Stores an argument's value, refusing a second one.
 fn set<T>(slot: &mut Option<T>, name: &syn::Ident, value: T) -> syn::Result<()> {
     if slot.is_some() {
-        return Err(syn::Error::new(
-            name.span(),
-            format!("`{name}` set multiple times."),
-        ));
+        let msg = format!("`{name}` set multiple times.");
+        return Err(syn::Error::new(name.span(), msg));
     }
     *slot = Some(value);
     Ok(())
@@ -167,10 +154,8 @@ fn set<T>(slot: &mut Option<T>, name: &syn::Ident, value: T) -> syn::Result<()> 
 
 fn parse_threads(lit: &Lit) -> syn::Result<usize> {
     let Lit::Int(int) = lit else {
-        return Err(syn::Error::new(
-            lit.span(),
-            "`worker_threads` must be an integer.",
-        ));
+        let msg = "`worker_threads` must be an integer.";
+        return Err(syn::Error::new(lit.span(), msg));
     };
     match int.base10_parse::<usize>()? {
         0 => Err(syn::Error::new(
@@ -181,12 +166,20 @@ fn parse_threads(lit: &Lit) -> syn::Result<usize> {
     }
 }
 
+fn parse_paused(lit: &Lit) -> syn::Result<bool> {
+    match lit {
+        Lit::Bool(b) => Ok(b.value),
+        _ => Err(syn::Error::new(
+            lit.span(),
+            "`start_paused` must be `true` or `false`.",
+        )),
+    }
+}
+
 fn parse_crate_path(lit: &Lit) -> syn::Result<syn::Path> {
     let Lit::Str(s) = lit else {
-        return Err(syn::Error::new(
-            lit.span(),
-            "`crate` must be a string naming a path, e.g. \"tokiwa\".",
-        ));
+        let msg = "`crate` must be a string naming a path, e.g. \"tokiwa\".";
+        return Err(syn::Error::new(lit.span(), msg));
     };
     s.parse().map_err(|_| {
         let msg = format!(
@@ -199,18 +192,14 @@ fn parse_crate_path(lit: &Lit) -> syn::Result<syn::Path> {
 
 fn parse_flavor(lit: &Lit) -> syn::Result<Flavor> {
     let Lit::Str(s) = lit else {
-        return Err(syn::Error::new(
-            lit.span(),
-            "`flavor` must be a string, e.g. \"multi_thread\".",
-        ));
+        let msg = "`flavor` must be a string, e.g. \"multi_thread\".";
+        return Err(syn::Error::new(lit.span(), msg));
     };
     match s.value().as_str() {
         "current_thread" => Ok(Flavor::CurrentThread),
         "multi_thread" => Ok(Flavor::MultiThread),
         other => {
-            let msg = format!(
-                "No such runtime flavor `{other}`. The runtime flavors are `current_thread` and `multi_thread`."
-            );
+            let msg = format!("No such runtime flavor `{other}`. {FLAVORS}");
             Err(syn::Error::new(s.span(), msg))
         }
     }

@@ -107,37 +107,29 @@ impl Function {
             (kind == Kind::Test && self.test_attr().is_none() && self.sig.inputs.is_empty())
                 .then(|| quote!(#[::core::prelude::v1::test]));
 
-        // The original block, braces and spans as written.
-        let mut block = TokenStream::new();
-        self.brace
-            .surround(&mut block, |tokens| tokens.extend(self.body));
-
         // The async block's output type is fixed by its first `return`. An
         // unreachable `return` of a value typed as the declared return type,
-        // placed before the user's block, pins it: a type error then points
-        // at the user's offending expression and `?` knows its error type.
-        // (A `let output: T = { block };` would do the same, but makes
+        // placed before the user's statements, pins it: a type error then
+        // points at the user's offending expression and `?` knows its error
+        // type. (A `let output: T = { block };` would do the same, but makes
         // `panic!()` in the body trip clippy's `diverging_sub_expression`.)
         // `impl Trait` and `!` cannot be named here; those bodies are
         // checked by the `return` of the function instead.
-        let future = match &output {
-            Some(ty) => {
-                // Located at the declared type, so rustc's "return type
-                // inferred to be `T` here" note points at the signature.
-                let at = Span::call_site().located_at(type_span(&self.sig.output));
-                let pin_type =
-                    quote_spanned!(at=> return ::core::option::Option::<#ty>::None.unwrap(););
-                quote! {
-                    async move {
-                        if false {
-                            #pin_type
-                        }
-                        #block
-                    }
-                }
-            }
-            None => quote!(async move #block),
-        };
+        let fix_output = output.as_ref().map(|ty| {
+            // Located at the declared type, so rustc's "return type inferred
+            // to be `T` here" note points at the signature.
+            let at = Span::call_site().located_at(type_span(&self.sig.output));
+            quote_spanned!(at=> if false { return ::core::option::Option::<#ty>::None.unwrap(); })
+        });
+        // The user's statements go straight into the async block, under the
+        // user's own braces: errors about the block as a whole (a missing
+        // tail expression, say) point at the original body, and no nested
+        // block trips the `unused_braces` lint.
+        let mut future = quote!(async move);
+        self.brace.surround(&mut future, |tokens| {
+            tokens.extend(fix_output);
+            tokens.extend(self.body);
+        });
 
         // Tests block on a `dyn Future`, so a test suite does not instantiate
         // `block_on` once per test.

@@ -14,8 +14,10 @@
 //! ```ignore
 //! fn main() -> Result<(), Error> {
 //!     let body = async move {
-//!         let output: Result<(), Error> = { body };
-//!         output
+//!         // Fixes the block's output type before the user's code is
+//!         // checked, so type errors point at the user's expressions.
+//!         if false { return Option::<Result<(), Error>>::None.unwrap(); }
+//!         body
 //!     };
 //!     let body = ::core::pin::pin!(body);
 //!     return ::tokiwa::runtime::Builder::new_multi_thread()
@@ -29,7 +31,9 @@
 //!
 //! `#[tokiwa::test]` is the same with `#[::core::prelude::v1::test]` put in
 //! front of the user's attributes (so `#[should_panic]` and `#[ignore]`
-//! compose with it) and the current-thread runtime as the default.
+//! compose with it), the current-thread runtime as the default, and the
+//! pinned body coerced to `Pin<&mut dyn Future>` so a test suite does not
+//! instantiate `block_on` once per test.
 //!
 //! # Arguments
 //!
@@ -40,7 +44,11 @@
 //!   `test-util` feature, as in tokio.
 //! * `crate = "path"`: the crate to name the runtime through (a re-export,
 //!   or `"tokio"`). Without it the macro finds tokiwa in the calling
-//!   crate's Cargo.toml, under whatever name it is given there.
+//!   crate's Cargo.toml, under whatever name it is given there (via
+//!   `proc-macro-crate`), falling back to `::tokiwa`. Within the tokiwa
+//!   package itself the path is `::tokiwa` too, which is right for its
+//!   integration tests, examples and doc tests; its own unit tests would
+//!   need `extern crate self as tokiwa;` in `lib.rs`.
 //!
 //! # Errors
 //!

@@ -10,7 +10,7 @@
 //! then asks to be polled again if work is left, so a busy set does not
 //! starve the rest of its runtime.
 use super::{coop, Id, JoinHandle, Notified, OwnedTasks, Schedule, Task};
-use crate::loom::sync::{Arc, Mutex};
+use crate::loom::sync::Mutex;
 use pin_project_lite::pin_project;
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -19,6 +19,7 @@ use std::future::Future;
 use std::marker::PhantomData;
 use std::pin::Pin;
 use std::rc::Rc;
+use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
 const MAX_TASKS_PER_TICK: usize = 61;

@@ -10,11 +10,11 @@ pub(crate) mod deque;
 pub(crate) mod inject;
 pub(crate) mod multi_thread;
 
-use crate::loom::sync::Arc;
 use crate::runtime::blocking::Spawner;
 use crate::runtime::context;
 use crate::task::{Id, JoinHandle};
 use std::future::Future;
+use std::sync::Arc;
 
 #[derive(Clone, Debug)]
 pub(crate) enum Handle {

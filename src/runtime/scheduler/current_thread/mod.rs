@@ -13,7 +13,7 @@
 //! its events; every `global_queue_interval` ticks the injection queue is
 //! served first so remote spawns are not starved.
 use crate::loom::sync::atomic::{AtomicUsize, Ordering::Relaxed, Ordering::SeqCst};
-use crate::loom::sync::{Arc, Mutex};
+use crate::loom::sync::Mutex;
 use crate::runtime::blocking::Spawner;
 use crate::runtime::config::Config;
 use crate::runtime::context;
@@ -26,6 +26,7 @@ use std::fmt;
 use std::future::Future;
 use std::pin::pin;
 use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll, Wake, Waker};
 
 pub(crate) struct Handle {
@@ -65,6 +66,10 @@ impl Wake for BlockOnWaker {
 
 pub(crate) struct Core {
     tasks: VecDeque<Notified>,
+    /// Tasks that yielded (`yield_now`): they run after the local and the
+    /// remote queue, so a task spinning on `yield_now` does not delay
+    /// remote spawns by a whole `global_queue_interval`.
+    yielded: VecDeque<Notified>,
     tick: u32,
     park: Option<Parker>,
     polls: u64,
@@ -94,6 +99,7 @@ impl Handle {
             unpark,
             core: Mutex::new(Some(Box::new(Core {
                 tasks: VecDeque::with_capacity(64),
+                yielded: VecDeque::new(),
                 tick: 0,
                 park: Some(park),
                 polls: 0,
@@ -111,19 +117,23 @@ impl Handle {
     {
         let (raw, notified) = self.owned.bind(future, self.clone(), id);
         if let Some(notified) = notified {
-            self.schedule_task(notified);
+            self.schedule_task(notified, false);
         }
         // SAFETY: `bind` returns the join handle's reference for a task of
         // output `F::Output`.
         unsafe { JoinHandle::new(raw) }
     }
 
-    fn schedule_task(&self, task: Notified) {
+    fn schedule_task(&self, task: Notified, is_yield: bool) {
         let task = context::with_scheduler(|cx| match cx {
             Some(scheduler::Context::CurrentThread(cx)) if std::ptr::eq(&*cx.handle, self) => {
                 match cx.core.borrow_mut().as_mut() {
                     Some(core) => {
-                        core.tasks.push_back(task);
+                        if is_yield {
+                            core.yielded.push_back(task);
+                        } else {
+                            core.tasks.push_back(task);
+                        }
                         None
                     }
                     None => Some(task),
@@ -265,7 +275,8 @@ impl Handle {
                     self.pop_remote().or_else(|| core.tasks.pop_front())
                 } else {
                     core.tasks.pop_front().or_else(|| self.pop_remote())
-                };
+                }
+                .or_else(|| core.yielded.pop_front());
                 if task.is_some() {
                     core.polls += 1;
                 }
@@ -287,7 +298,11 @@ impl Handle {
             let mut slot = cx.core.borrow_mut();
             let core = slot.as_mut().expect("core missing");
             let idle = timeout.is_none();
-            if idle && (!core.tasks.is_empty() || self.block_on_waker.woken.load(SeqCst)) {
+            if idle
+                && (!core.tasks.is_empty()
+                    || !core.yielded.is_empty()
+                    || self.block_on_waker.woken.load(SeqCst))
+            {
                 return;
             }
             if idle {
@@ -337,6 +352,7 @@ impl Handle {
         };
         self.owned.close_and_shutdown_all(0);
         core.tasks.clear();
+        core.yielded.clear();
         let remote = self.inject.lock().unwrap().take();
         self.inject_len.store(0, Relaxed);
         drop(remote);
@@ -357,7 +373,11 @@ impl Schedule for Arc<Handle> {
     }
 
     fn schedule(&self, task: Notified) {
-        self.schedule_task(task);
+        self.schedule_task(task, false);
+    }
+
+    fn yield_now(&self, task: Notified) {
+        self.schedule_task(task, true);
     }
 }
 

@@ -36,6 +36,14 @@
 use crate::loom::sync::atomic::{fence, AtomicUsize, Ordering::SeqCst};
 use crate::loom::sync::Mutex;
 
+/// What happened in [`Idle::park_worker`].
+pub(crate) struct ParkOutcome {
+    /// The worker was chosen by a notifier and now counts as searching.
+    pub(crate) searching: bool,
+    /// The worker actually blocked (rather than finding work on re-check).
+    pub(crate) slept: bool,
+}
+
 pub(crate) struct Idle {
     num_searching: AtomicUsize,
     num_parked: AtomicUsize,
@@ -98,7 +106,7 @@ impl Idle {
     }
 
     /// Step 1 of going idle. `searching`: whether the worker was searching.
-    pub(crate) fn announce_parked(&self, worker: usize, searching: bool) {
+    fn announce_parked(&self, worker: usize, searching: bool) {
         {
             let mut parked = self.parked.lock().unwrap();
             parked.push(worker);
@@ -110,9 +118,35 @@ impl Idle {
         fence(SeqCst);
     }
 
+    /// Goes idle: steps 1-4 above. `has_work` re-checks every source of
+    /// work, `block` sleeps on the worker's parker. Returns whether the
+    /// worker comes back as a searcher (a notifier chose it).
+    pub(crate) fn park_worker(
+        &self,
+        worker: usize,
+        searching: bool,
+        has_work: impl FnOnce() -> bool,
+        block: impl FnOnce(),
+    ) -> ParkOutcome {
+        // 1. announce (the fence is inside)
+        self.announce_parked(worker, searching);
+        // 2. re-check
+        let found = has_work();
+        if !found {
+            // 4. block until unparked (or the timer deadline)
+            block();
+        }
+        // 3. (or after waking) withdraw; failing means a notifier chose us
+        // and counted us as searching.
+        ParkOutcome {
+            searching: !self.unannounce(worker),
+            slept: !found,
+        }
+    }
+
     /// Takes the worker off the parked list. `false` when a notifier did
     /// first (it then counted the worker as searching).
-    pub(crate) fn unannounce(&self, worker: usize) -> bool {
+    fn unannounce(&self, worker: usize) -> bool {
         let mut parked = self.parked.lock().unwrap();
         match parked.iter().position(|&w| w == worker) {
             Some(pos) => {

@@ -3,10 +3,9 @@
 //! `worker.rs` is the worker loop and its queues, `idle.rs` the protocol
 //! that parks and wakes workers. This file is the runtime-facing side:
 //! creating the workers, spawning, `block_on`, shutdown.
-mod idle;
+pub(crate) mod idle;
 pub(crate) mod worker;
 
-use crate::loom::sync::Arc;
 use crate::runtime::blocking::Spawner;
 use crate::runtime::config::Config;
 use crate::runtime::park::Parker;
@@ -14,6 +13,7 @@ use crate::runtime::scheduler;
 use crate::task::{Id, JoinHandle, Notified, Schedule, Task};
 use std::fmt;
 use std::future::Future;
+use std::sync::Arc;
 
 pub(crate) use worker::Context;
 

@@ -36,7 +36,7 @@
 use super::idle::Idle;
 use super::Handle;
 use crate::loom::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use crate::loom::sync::{Arc, Mutex};
+use crate::loom::sync::Mutex;
 use crate::runtime::context;
 use crate::runtime::park::{Parker, Unparker};
 use crate::runtime::scheduler;
@@ -45,6 +45,7 @@ use crate::runtime::scheduler::inject::{retry, Inject};
 use crate::task::{coop, Notified, OwnedTasks};
 use crate::util::FastRand;
 use std::cell::RefCell;
+use std::sync::Arc;
 
 #[cfg(not(tokiwa_loom))]
 const LOCAL_QUEUE_CAPACITY: usize = 256;
@@ -277,28 +278,24 @@ impl Context {
         if let Some(f) = &handle.config.before_park {
             f();
         }
-        // 1. announce
-        shared.idle.announce_parked(core.index, core.is_searching);
-        core.is_searching = false;
-        // 2. re-check every source of work (the fence is in the announce)
-        let found = core.lifo_slot.is_some()
-            || !core.run_queue.is_empty()
-            || shared.has_remote_work(core.index)
-            || shared.inject.is_closed();
-        if !found {
-            // 4. block
+        let index = core.index;
+        let has_work = || {
+            core.lifo_slot.is_some()
+                || !core.run_queue.is_empty()
+                || shared.has_remote_work(index)
+                || shared.inject.is_closed()
+        };
+        let mut park = core.park.take().expect("park missing");
+        let outcome = shared
+            .idle
+            .park_worker(index, core.is_searching, has_work, || park.park(None));
+        core.park = Some(park);
+        core.is_searching = outcome.searching;
+        if outcome.slept {
             core.stats.parks += 1;
-            core.publish_stats(handle);
-            let mut park = core.park.take().expect("park missing");
-            park.park(None);
-            core.park = Some(park);
+            core.stats.park_unparks += 1;
         }
-        // 3. (or after waking) withdraw; failing means a notifier chose us
-        // and counted us as searching.
-        if !shared.idle.unannounce(core.index) {
-            core.is_searching = true;
-        }
-        core.stats.park_unparks += u64::from(!found);
+        core.publish_stats(handle);
         if shared.inject.is_closed() {
             core.is_shutdown = true;
         }
@@ -402,19 +399,12 @@ impl Core {
         }
     }
 
-    /// Pushes to the local queue, moving half of it to the injection side
-    /// when full, and lets an idle worker know there is work to steal.
+    /// Pushes to the local queue (overflowing into the injection side)
+    /// and lets an idle worker know there is work to steal.
     fn push_local(&mut self, task: Notified, handle: &Handle) {
-        if self.run_queue.len() >= LOCAL_QUEUE_CAPACITY {
+        if push_with_overflow(&self.run_queue, &handle.shared.inject, self.shard, task) {
             self.stats.overflows += 1;
-            for _ in 0..LOCAL_QUEUE_CAPACITY / 2 {
-                match self.run_queue.pop() {
-                    Some(t) => handle.shared.inject.push(t, self.shard),
-                    None => break,
-                }
-            }
         }
-        self.run_queue.push(task);
         handle.shared.notify_parked();
     }
 
@@ -438,6 +428,28 @@ impl Core {
             drop(task);
         }
     }
+}
+
+/// Pushes `task` to a local queue; when the queue is full, first moves
+/// its older half to the worker's injection shard, where idle workers
+/// find it. Returns whether it overflowed.
+pub(crate) fn push_with_overflow(
+    run_queue: &Deque<Notified>,
+    inject: &Inject,
+    shard: Option<usize>,
+    task: Notified,
+) -> bool {
+    let overflow = run_queue.len() >= LOCAL_QUEUE_CAPACITY;
+    if overflow {
+        for _ in 0..LOCAL_QUEUE_CAPACITY / 2 {
+            match run_queue.pop() {
+                Some(t) => inject.push(t, shard),
+                None => break,
+            }
+        }
+    }
+    run_queue.push(task);
+    overflow
 }
 
 impl Handle {

@@ -1,0 +1,19 @@
+//! Helpers shared by the integration tests (`mod support;` in a test file).
+//!
+//! * [`flavor`]: the list of runtime flavours every `rt_test!` body runs on,
+//!   and the `rt_test!` macro itself;
+//! * [`watchdog`]: runs a test body on its own thread and turns a hang into a
+//!   failure;
+//! * [`track`]: counters for polls and drops, and futures that count them.
+//!
+//! Each test binary uses a different subset, hence the `allow`.
+#![allow(dead_code, unused_macros, unused_imports)]
+
+#[macro_use]
+pub mod flavor;
+pub mod track;
+pub mod watchdog;
+
+pub use flavor::Flavor;
+pub use track::{panic_message, wait_until, Counter, DropGuard, Tracked};
+pub use watchdog::{watchdog, TEST_TIMEOUT};
