@@ -23,6 +23,7 @@ use std::time::Duration;
 /// ```
 pub struct Builder {
     kind: Kind,
+    name: Option<String>,
     worker_threads: Option<usize>,
     max_blocking_threads: usize,
     thread_name: ThreadNameFn,
@@ -66,6 +67,7 @@ impl Builder {
     fn new(kind: Kind, event_interval: u32) -> Builder {
         Builder {
             kind,
+            name: None,
             worker_threads: None,
             max_blocking_threads: 512,
             thread_name: Arc::new(|| "tokio-runtime-worker".into()),
@@ -112,6 +114,19 @@ impl Builder {
     #[cfg(feature = "test-util")]
     pub fn start_paused(&mut self, start_paused: bool) -> &mut Self {
         self.start_paused = start_paused;
+        self
+    }
+
+    /// Names the runtime (see [`Handle::name`]).
+    ///
+    /// # Panics
+    ///
+    /// Panics if the name is empty.
+    #[track_caller]
+    pub fn name(&mut self, val: impl Into<String>) -> &mut Self {
+        let val = val.into();
+        assert!(!val.trim().is_empty(), "runtime name shouldn't be empty");
+        self.name = Some(val);
         self
     }
 
@@ -270,6 +285,8 @@ impl Builder {
             keep_alive: self.keep_alive.unwrap_or(Duration::from_secs(10)),
         });
         let config = Config {
+            id: super::Id::next(),
+            name: self.name.clone(),
             global_queue_interval: self.global_queue_interval.unwrap_or(match self.kind {
                 Kind::CurrentThread => 31,
                 #[cfg(feature = "rt-multi-thread")]

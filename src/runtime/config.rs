@@ -2,6 +2,9 @@
 use crate::runtime::blocking::pool::Callback;
 
 pub(crate) struct Config {
+    /// The runtime's id and optional name (`Handle::id`, `Handle::name`).
+    pub(crate) id: super::Id,
+    pub(crate) name: Option<String>,
     /// Ticks between looks at the injection side before the local queue.
     pub(crate) global_queue_interval: u32,
     /// Ticks between non-blocking reaps of the driver.

@@ -82,22 +82,20 @@ impl Handle {
         self.inner.spawn_blocking(func)
     }
 
-    /// Runs a future to completion on this thread. On a current-thread
-    /// runtime this drives the runtime; on a multi-thread one the workers do
-    /// and this thread only waits.
+    /// Runs a future to completion on this thread, with the runtime
+    /// entered. It does not drive a current-thread runtime (only
+    /// [`Runtime::block_on`](super::Runtime::block_on) does): tasks there
+    /// make progress only while another thread drives it.
     ///
     /// # Panics
     ///
     /// Panics when called from inside a runtime.
     #[track_caller]
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
-        match &self.inner {
-            scheduler::Handle::CurrentThread(h) => h.block_on(future),
-            scheduler::Handle::MultiThread(_) => {
-                let _enter = context::enter_runtime(&self.inner, false);
-                park::thread::block_on(future)
-            }
-        }
+        // As in tokio, only `Runtime::block_on` drives a current-thread
+        // runtime; a handle just waits for its future.
+        let _enter = context::enter_runtime(&self.inner, false);
+        park::thread::block_on(future)
     }
 
     /// Which kind of runtime this is.
@@ -106,6 +104,16 @@ impl Handle {
             scheduler::Handle::CurrentThread(_) => RuntimeFlavor::CurrentThread,
             scheduler::Handle::MultiThread(_) => RuntimeFlavor::MultiThread,
         }
+    }
+
+    /// The runtime's unique id.
+    pub fn id(&self) -> super::Id {
+        self.inner.config().id
+    }
+
+    /// The runtime's name, if the builder gave it one.
+    pub fn name(&self) -> Option<&str> {
+        self.inner.config().name.as_deref()
     }
 
     /// The runtime's metrics.

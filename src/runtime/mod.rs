@@ -23,3 +23,35 @@ pub use context::TryCurrentError;
 pub use handle::{EnterGuard, Handle, RuntimeFlavor};
 pub use metrics::RuntimeMetrics;
 pub use runtime::Runtime;
+
+/// An opaque id that uniquely identifies a runtime among all runtimes of
+/// the process.
+#[derive(Clone, Copy, Debug, Hash, Eq, PartialEq, Ord, PartialOrd)]
+pub struct Id(std::num::NonZeroU64);
+
+impl Id {
+    fn next() -> Id {
+        // Only uniqueness matters, which any read-modify-write gives.
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Id(std::num::NonZeroU64::new(id).expect("runtime id counter overflowed"))
+    }
+}
+
+impl std::fmt::Display for Id {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// The index of the worker thread this is called on: `Some(i)` on worker
+/// `i` of a multi-thread runtime, `Some(0)` on the thread driving a
+/// current-thread runtime, `None` elsewhere (blocking threads, the
+/// `block_on` thread of a multi-thread runtime, other threads).
+pub fn worker_index() -> Option<usize> {
+    context::with_scheduler(|cx| match cx {
+        Some(scheduler::Context::MultiThread(cx)) => cx.worker_index(),
+        Some(scheduler::Context::CurrentThread(_)) => Some(0),
+        None => None,
+    })
+}

@@ -60,7 +60,10 @@ impl Runtime {
     /// Panics when called from inside a runtime (use `.await` there).
     #[track_caller]
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
-        self.handle.block_on(future)
+        match &self.handle.inner {
+            scheduler::Handle::CurrentThread(h) => h.block_on(future),
+            scheduler::Handle::MultiThread(_) => self.handle.block_on(future),
+        }
     }
 
     /// The runtime's handle.

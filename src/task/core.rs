@@ -54,7 +54,7 @@ pub(crate) struct Trailer {
     pub(crate) waker: UnsafeCell<Option<Waker>>,
 }
 
-// SAFETY (for the two impls below): a header is shared between threads only
+// SAFETY: a header is shared between threads only
 // through the state word's protocol; the owner key is accessed under the
 // owned list's lock.
 unsafe impl Send for Header {}
@@ -94,6 +94,8 @@ impl<T: Future, S> Core<T, S> {
             // `Running`, so pinning it there is sound.
             let stage = unsafe { &mut *ptr };
             let future = match stage {
+                // SAFETY: the future stays in place in the cell until the
+                // stage is replaced, which drops it (see above).
                 Stage::Running(future) => unsafe { Pin::new_unchecked(future) },
                 _ => unreachable!("polled a task whose future is gone"),
             };

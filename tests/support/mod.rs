@@ -16,4 +16,4 @@ pub mod watchdog;
 
 pub use flavor::Flavor;
 pub use track::{panic_message, wait_until, Counter, DropGuard, Tracked};
-pub use watchdog::{watchdog, TEST_TIMEOUT};
+pub use watchdog::{watchdog, within, TEST_TIMEOUT};

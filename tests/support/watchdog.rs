@@ -22,6 +22,16 @@ pub fn watchdog<F>(limit: Duration, body: F)
 where
     F: FnOnce() + Send + 'static,
 {
+    within(limit, "test body", body)
+}
+
+/// Like [`watchdog`], for one step of a test that must return (a shutdown,
+/// a drop): the failure names `what`.
+#[track_caller]
+pub fn within<F>(limit: Duration, what: &str, body: F)
+where
+    F: FnOnce() + Send + 'static,
+{
     let (tx, rx) = mpsc::channel();
     let name = thread::current()
         .name()
@@ -46,10 +56,10 @@ where
             panic::resume_unwind(payload)
         }
         Err(mpsc::RecvTimeoutError::Timeout) => {
-            panic!("watchdog: test body did not finish within {limit:?} (hang or deadlock)")
+            panic!("watchdog: {what} did not finish within {limit:?} (hang or deadlock)")
         }
         Err(mpsc::RecvTimeoutError::Disconnected) => {
-            panic!("watchdog: test body's thread died without reporting")
+            panic!("watchdog: {what}'s thread died without reporting")
         }
     }
 }

@@ -48,6 +48,13 @@ impl Handle {
         }
     }
 
+    pub(crate) fn config(&self) -> &crate::runtime::config::Config {
+        match self {
+            Handle::CurrentThread(h) => &h.config,
+            Handle::MultiThread(h) => &h.config,
+        }
+    }
+
     pub(crate) fn blocking_spawner(&self) -> &Spawner {
         match self {
             Handle::CurrentThread(h) => &h.blocking_spawner,

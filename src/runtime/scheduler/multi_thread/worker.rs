@@ -62,6 +62,8 @@ pub(crate) struct Shared {
     pub(crate) idle: Idle,
     pub(crate) owned: OwnedTasks,
     /// Cores handed in at shutdown; the last one in finishes the shutdown.
+    /// (Boxed because cores move between threads by pointer.)
+    #[allow(clippy::vec_box)]
     shutdown_cores: Mutex<Vec<Box<Core>>>,
     pub(crate) worker_metrics: Box<[WorkerMetrics]>,
 }
@@ -116,6 +118,7 @@ pub(crate) struct Context {
 
 impl Shared {
     /// Creates the shared state and the cores, one per worker.
+    #[allow(clippy::vec_box)]
     pub(crate) fn new(
         num_workers: usize,
         shards: usize,
@@ -326,6 +329,11 @@ impl Context {
             core.push_local(prev, handle);
         }
         Ok(())
+    }
+
+    /// The index of the core this thread holds, if any.
+    pub(crate) fn worker_index(&self) -> Option<usize> {
+        self.core.borrow().as_ref().map(|core| core.index)
     }
 
     /// `block_in_place`: hands the core to a new worker thread. Returns
