@@ -1286,9 +1286,18 @@ fn flavors_build_what_they_say() {
     // flavour has the workers it names.
     for flavor in [
         Flavor::CurrentThread,
-        Flavor::MultiThread { workers: 1, shards: None },
-        Flavor::MultiThread { workers: 2, shards: None },
-        Flavor::MultiThread { workers: 4, shards: Some(3) },
+        Flavor::MultiThread {
+            workers: 1,
+            shards: None,
+        },
+        Flavor::MultiThread {
+            workers: 2,
+            shards: None,
+        },
+        Flavor::MultiThread {
+            workers: 4,
+            shards: Some(3),
+        },
     ] {
         let rt = flavor.build();
         assert_eq!(rt.metrics().num_workers(), flavor.workers());

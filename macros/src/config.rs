@@ -39,6 +39,8 @@ pub(crate) struct Config {
     pub(crate) flavor: Flavor,
     pub(crate) worker_threads: Option<usize>,
     pub(crate) start_paused: Option<bool>,
+    /// `name = "..."`: the runtime's name (`Handle::name`).
+    pub(crate) name: Option<syn::LitStr>,
     /// `crate = "..."`; `None` means "find tokiwa in the user's Cargo.toml".
     pub(crate) crate_path: Option<syn::Path>,
 }
@@ -54,6 +56,7 @@ impl Config {
             },
             worker_threads: None,
             start_paused: None,
+            name: None,
             crate_path: None,
         }
     }
@@ -72,11 +75,14 @@ impl Config {
         if let Some(paused) = self.start_paused {
             builder = quote!(#builder.start_paused(#paused));
         }
+        if let Some(name) = &self.name {
+            builder = quote!(#builder.name(#name));
+        }
         builder
     }
 }
 
-const KNOWN: &str = "`flavor`, `worker_threads`, `start_paused`, `crate`";
+const KNOWN: &str = "`flavor`, `worker_threads`, `start_paused`, `crate`, `name`";
 const FLAVORS: &str = "The runtime flavors are `current_thread` and `multi_thread`.";
 
 /// Parses the attribute's arguments into a [`Config`].
@@ -87,6 +93,7 @@ pub(crate) fn parse(args: TokenStream, kind: Kind) -> syn::Result<Config> {
     let mut worker_threads = None;
     let mut start_paused = None;
     let mut crate_path = None;
+    let mut rt_name = None;
     for meta in metas {
         let (name, lit) = name_and_value(meta, kind)?;
         let span = lit.span();
@@ -95,6 +102,7 @@ pub(crate) fn parse(args: TokenStream, kind: Kind) -> syn::Result<Config> {
             "worker_threads" => set(&mut worker_threads, &name, (parse_threads(&lit)?, span))?,
             "start_paused" => set(&mut start_paused, &name, (parse_paused(&lit)?, span))?,
             "crate" => set(&mut crate_path, &name, parse_crate_path(&lit)?)?,
+            "name" => set(&mut rt_name, &name, parse_name(&lit)?)?,
             other => return Err(unknown(&name, other)),
         }
     }
@@ -119,7 +127,18 @@ pub(crate) fn parse(args: TokenStream, kind: Kind) -> syn::Result<Config> {
         worker_threads: worker_threads.map(|(n, _)| n),
         start_paused: start_paused.map(|(b, _)| b),
         crate_path,
+        name: rt_name,
     })
+}
+
+fn parse_name(lit: &Lit) -> syn::Result<syn::LitStr> {
+    match lit {
+        Lit::Str(s) if !s.value().trim().is_empty() => Ok(s.clone()),
+        _ => Err(syn::Error::new(
+            lit.span(),
+            "`name` must be a non-empty string, e.g. \"my-runtime\".",
+        )),
+    }
 }
 
 /// Splits `name = "literal"`, explaining the other shapes an argument can take.
@@ -225,7 +244,7 @@ fn bare_name_error(path: &syn::Path, kind: Kind) -> syn::Error {
             "Set the runtime flavor with #[{}(flavor = \"{name}\")].",
             kind.macro_name()
         ),
-        "flavor" | "worker_threads" | "start_paused" | "crate" => {
+        "flavor" | "worker_threads" | "start_paused" | "crate" | "name" => {
             format!("The `{name}` attribute requires an argument.")
         }
         _ => return unknown(path, &name),
