@@ -77,17 +77,22 @@ impl World {
     }
 }
 
+/// A thread that makes a task visible and notifies, as `spawn` does.
+fn spawn_pusher(world: &Arc<World>, task: crate::task::Notified) -> thread::JoinHandle<()> {
+    let world = world.clone();
+    thread::spawn(move || {
+        world.inject.push(task, None);
+        world.notify_one();
+    })
+}
+
 #[test]
 fn loom_park_push_while_only_worker_parks() {
     model(|| {
         let sched = TestScheduler::new();
         let (world, mut parkers) = World::new(1);
         let task = sched.notified();
-        let pusher_world = world.clone();
-        let pusher = thread::spawn(move || {
-            pusher_world.inject.push(task, None);
-            pusher_world.notify_one();
-        });
+        let pusher = spawn_pusher(&world, task);
         world.worker(0, parkers.pop().unwrap());
         pusher.join().unwrap();
         assert_eq!(world.ran.load(SeqCst), 1);
@@ -104,11 +109,7 @@ fn loom_park_two_workers_and_stop() {
         let second = parkers.pop().unwrap();
         let w1 = world.clone();
         let worker1 = thread::spawn(move || w1.worker(1, second));
-        let pusher_world = world.clone();
-        let pusher = thread::spawn(move || {
-            pusher_world.inject.push(task, None);
-            pusher_world.notify_one();
-        });
+        let pusher = spawn_pusher(&world, task);
         world.worker(0, parkers.pop().unwrap());
         pusher.join().unwrap();
         worker1.join().unwrap();

@@ -179,6 +179,14 @@ impl Handle {
         self.core.lock().unwrap().take()
     }
 
+    /// Asks to be woken when the core is handed back (once per waker).
+    fn register_core_waiter(&self, waker: &Waker) {
+        let mut waiters = self.core_waiters.lock().unwrap();
+        if !waiters.iter().any(|w| w.will_wake(waker)) {
+            waiters.push(waker.clone());
+        }
+    }
+
     fn put_core(&self, core: Box<Core>) {
         *self.core.lock().unwrap() = Some(core);
         for waker in self.core_waiters.lock().unwrap().drain(..) {
@@ -200,7 +208,7 @@ impl Handle {
             // Another thread drives the runtime: poll our future on our own
             // and wait for it or for the core.
             let (parker, waker) = waiter.get_or_insert_with(park_thread::current_waker_and_parker);
-            self.core_waiters.lock().unwrap().push(waker.clone());
+            self.register_core_waiter(waker);
             if self.core.lock().unwrap().is_some() {
                 continue;
             }
@@ -344,7 +352,7 @@ impl Handle {
             if std::thread::panicking() {
                 return;
             }
-            self.core_waiters.lock().unwrap().push(waker.clone());
+            self.register_core_waiter(&waker);
             if self.core.lock().unwrap().is_some() {
                 continue;
             }
