@@ -2,7 +2,7 @@
 use super::blocking::pool::{Callback, ThreadNameFn};
 use super::blocking::{BlockingPool, PoolConfig};
 use super::config::Config;
-use super::{scheduler, Handle, Runtime};
+use super::{scheduler, Handle, LocalOptions, LocalRuntime, Runtime};
 use std::fmt;
 use std::io;
 use std::sync::Arc;
@@ -266,8 +266,33 @@ impl Builder {
         self
     }
 
+    /// Creates a [`LocalRuntime`]: a current-thread runtime bound to this
+    /// thread, on which `spawn_local` works from any task.
+    ///
+    /// # Panics
+    ///
+    /// Panics on a multi-thread builder, as in tokio.
+    #[track_caller]
+    pub fn build_local(&mut self, _options: LocalOptions) -> io::Result<LocalRuntime> {
+        match self.kind {
+            Kind::CurrentThread => {
+                let rt = self.build_with_owner(Some(std::thread::current().id()))?;
+                Ok(LocalRuntime::from_runtime(rt))
+            }
+            #[cfg(feature = "rt-multi-thread")]
+            Kind::MultiThread => panic!("multi_thread is not supported for LocalRuntime"),
+        }
+    }
+
     /// Creates the runtime.
     pub fn build(&mut self) -> io::Result<Runtime> {
+        self.build_with_owner(None)
+    }
+
+    fn build_with_owner(
+        &mut self,
+        local_owner: Option<std::thread::ThreadId>,
+    ) -> io::Result<Runtime> {
         let _ = (self.enable_io, self.enable_time, self.start_paused);
         let workers = match self.kind {
             Kind::CurrentThread => 0,
@@ -287,6 +312,7 @@ impl Builder {
         let config = Config {
             id: super::Id::next(),
             name: self.name.clone(),
+            local_owner,
             global_queue_interval: self.global_queue_interval.unwrap_or(match self.kind {
                 Kind::CurrentThread => 31,
                 #[cfg(feature = "rt-multi-thread")]

@@ -5,6 +5,9 @@ pub(crate) struct Config {
     /// The runtime's id and optional name (`Handle::id`, `Handle::name`).
     pub(crate) id: super::Id,
     pub(crate) name: Option<String>,
+    /// For a `LocalRuntime`: the thread it belongs to, the only one that
+    /// may spawn `!Send` tasks on it and the only one that drives it.
+    pub(crate) local_owner: Option<std::thread::ThreadId>,
     /// Ticks between looks at the injection side before the local queue.
     pub(crate) global_queue_interval: u32,
     /// Ticks between non-blocking reaps of the driver.

@@ -12,6 +12,7 @@ mod builder;
 pub(crate) mod config;
 pub(crate) mod context;
 mod handle;
+mod local_runtime;
 mod metrics;
 pub(crate) mod park;
 #[allow(clippy::module_inception)]
@@ -21,6 +22,7 @@ pub(crate) mod scheduler;
 pub use builder::Builder;
 pub use context::TryCurrentError;
 pub use handle::{EnterGuard, Handle, RuntimeFlavor};
+pub use local_runtime::{LocalOptions, LocalRuntime};
 pub use metrics::RuntimeMetrics;
 pub use runtime::Runtime;
 

@@ -93,6 +93,10 @@ impl Runtime {
         self.handle.metrics()
     }
 
+    pub(crate) fn shutdown_with(&mut self, timeout: Option<Duration>) {
+        self.shutdown(timeout)
+    }
+
     fn shutdown(&mut self, timeout: Option<Duration>) {
         if self.shut_down {
             return;

@@ -11,6 +11,7 @@
 //! starve the rest of its runtime.
 use super::{coop, Id, JoinHandle, Notified, OwnedTasks, Schedule, Task};
 use crate::loom::sync::Mutex;
+use crate::runtime::{context, scheduler};
 use pin_project_lite::pin_project;
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -60,17 +61,39 @@ thread_local! {
     static CURRENT: RefCell<Option<Rc<LocalContext>>> = const { RefCell::new(None) };
 }
 
-/// Spawns a `!Send` future on the current [`LocalSet`].
+/// Spawns a `!Send` future on the current [`LocalSet`] or
+/// [`LocalRuntime`](crate::runtime::LocalRuntime).
 ///
 /// # Panics
 ///
-/// Panics when called outside a `LocalSet`.
+/// Panics when called outside both, or under a `LocalRuntime`'s handle on
+/// another thread than the runtime's.
 #[track_caller]
 pub fn spawn_local<F>(future: F) -> JoinHandle<F::Output>
 where
     F: Future + 'static,
     F::Output: 'static,
 {
+    // A `LocalRuntime` current on this thread takes it (as in tokio, even
+    // inside a `LocalSet`); one of another thread refuses; otherwise the
+    // current `LocalSet`, if any.
+    let local_runtime = context::with_current(|handle| match handle {
+        scheduler::Handle::CurrentThread(h) => match h.config.local_owner {
+            Some(owner) if owner == std::thread::current().id() => Some(Some(h.clone())),
+            Some(_) => Some(None),
+            None => None,
+        },
+        _ => None,
+    })
+    .ok()
+    .flatten();
+    match local_runtime {
+        Some(Some(h)) => return h.spawn(future, Id::next()),
+        Some(None) => panic!(
+            "Local tasks can only be spawned on a LocalRuntime from the thread the runtime was created on"
+        ),
+        None => {}
+    }
     let cx = CURRENT.with(|c| c.borrow().clone());
     match cx {
         Some(cx) => cx.spawn(future),
