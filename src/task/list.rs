@@ -13,11 +13,12 @@ use super::raw::{Notified, RawTask, Task};
 use super::{Id, Schedule};
 use crate::loom::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use crate::loom::sync::Mutex;
+use crossbeam_utils::CachePadded;
 use slab::Slab;
 use std::future::Future;
 
 pub(crate) struct OwnedTasks {
-    shards: Box<[Mutex<Shard>]>,
+    shards: Box<[CachePadded<Mutex<Shard>>]>,
     mask: usize,
     /// Live tasks, for metrics only (`Relaxed`: a statistic, read without
     /// ordering requirements).
@@ -36,10 +37,10 @@ impl OwnedTasks {
         OwnedTasks {
             shards: (0..n)
                 .map(|_| {
-                    Mutex::new(Shard {
+                    CachePadded::new(Mutex::new(Shard {
                         tasks: Slab::new(),
                         closed: false,
-                    })
+                    }))
                 })
                 .collect(),
             mask: n - 1,
@@ -48,7 +49,11 @@ impl OwnedTasks {
     }
 
     fn shard(&self, id: Id) -> &Mutex<Shard> {
-        &self.shards[(id.0.get() as usize) & self.mask]
+        // Ids are sequential, and workers steal in batches, so consecutive
+        // ids are often bound and removed on different threads at once: a
+        // multiplicative hash spreads them over the shards.
+        let hash = id.0.get().wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32;
+        &self.shards[(hash as usize) & self.mask]
     }
 
     /// Creates a task owned by this list. Returns its `JoinHandle` reference

@@ -84,6 +84,14 @@ mod model {
             let mut src = self.q.lock().unwrap();
             move_batch(&mut src, dest)
         }
+        /// The model's batches are always small; the limit is ignored.
+        pub(crate) fn steal_batch_with_limit_and_pop(
+            &self,
+            dest: &Worker<T>,
+            _limit: usize,
+        ) -> Steal<T> {
+            self.steal_batch_and_pop(dest)
+        }
         pub(crate) fn is_empty(&self) -> bool {
             self.q.lock().unwrap().is_empty()
         }

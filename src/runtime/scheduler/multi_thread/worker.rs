@@ -151,7 +151,7 @@ impl Shared {
             remotes: remotes.into_boxed_slice(),
             inject,
             idle: Idle::new(num_workers),
-            owned: OwnedTasks::new(num_workers * 4),
+            owned: OwnedTasks::new(num_workers * 16),
             shutdown_cores: Mutex::new(Vec::with_capacity(num_workers)),
             worker_metrics: (0..num_workers).map(|_| WorkerMetrics::default()).collect(),
         };
@@ -382,9 +382,14 @@ impl Core {
             if i == self.index {
                 continue;
             }
-            if let Some(task) =
-                retry(|| shared.remotes[i].steal.steal_batch_and_pop(&self.run_queue))
-            {
+            // Take half of the victim's queue (crossbeam's default batch is
+            // capped at 32), so a thief does not run dry and park at once.
+            let steal = || {
+                shared.remotes[i]
+                    .steal
+                    .steal_batch_with_limit_and_pop(&self.run_queue, LOCAL_QUEUE_CAPACITY / 2)
+            };
+            if let Some(task) = retry(steal) {
                 self.stats.steals += 1;
                 return Some(task);
             }
@@ -408,12 +413,16 @@ impl Core {
     }
 
     /// Pushes to the local queue (overflowing into the injection side)
-    /// and lets an idle worker know there is work to steal.
+    /// and, when there is more queued than this worker is about to run,
+    /// lets an idle worker know there is work to steal. (A lone task that
+    /// yields is not worth waking another worker for: it would only move.)
     fn push_local(&mut self, task: Notified, handle: &Handle) {
         if push_with_overflow(&self.run_queue, &handle.shared.inject, self.shard, task) {
             self.stats.overflows += 1;
         }
-        handle.shared.notify_parked();
+        if usize::from(self.lifo_slot.is_some()) + self.run_queue.len() > 1 {
+            handle.shared.notify_parked();
+        }
     }
 
     fn publish_stats(&self, handle: &Handle) {
