@@ -119,6 +119,12 @@ pub(crate) fn with_current<R>(
 /// Makes `handle` current until the guard drops.
 #[track_caller]
 pub(crate) fn set_current(handle: &scheduler::Handle) -> SetCurrentGuard {
+    try_set_current(handle).unwrap_or_else(|| panic!("{}", THREAD_LOCAL_DESTROYED_ERROR))
+}
+
+/// As `set_current`, but `None` when the thread-local is already destroyed
+/// (a runtime dropped by a thread-local destructor shuts down without it).
+pub(crate) fn try_set_current(handle: &scheduler::Handle) -> Option<SetCurrentGuard> {
     CONTEXT
         .try_with(|ctx| {
             let prev = ctx.handle.borrow_mut().replace(handle.clone());
@@ -126,7 +132,7 @@ pub(crate) fn set_current(handle: &scheduler::Handle) -> SetCurrentGuard {
             ctx.depth.set(depth);
             SetCurrentGuard { prev, depth }
         })
-        .unwrap_or_else(|_| panic!("{}", THREAD_LOCAL_DESTROYED_ERROR))
+        .ok()
 }
 
 /// Restores the previous current handle on drop.

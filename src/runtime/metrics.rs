@@ -41,10 +41,18 @@ impl RuntimeMetrics {
         }
     }
 
-    /// Threads in the blocking pool (including the multi-thread runtime's
-    /// workers, which run there).
+    /// Threads of the blocking pool spawned for blocking work. (The
+    /// multi-thread runtime's workers also run on pool threads; as in tokio
+    /// they are not counted.)
     pub fn num_blocking_threads(&self) -> usize {
-        self.handle.blocking_spawner().num_threads()
+        let workers = match &self.handle {
+            scheduler::Handle::CurrentThread(_) => 0,
+            scheduler::Handle::MultiThread(h) => h.num_workers(),
+        };
+        self.handle
+            .blocking_spawner()
+            .num_threads()
+            .saturating_sub(workers)
     }
 
     /// Idle threads in the blocking pool.

@@ -121,7 +121,12 @@ impl LocalSet {
     /// Makes this set current, so [`spawn_local`] spawns onto it, until the
     /// guard drops.
     pub fn enter(&self) -> LocalEnterGuard {
-        let prev = CURRENT.with(|c| c.borrow_mut().replace(self.context.clone()));
+        // During thread exit the thread-local may be gone: entering is then
+        // a no-op (only `Drop` can run that late).
+        let prev = CURRENT
+            .try_with(|c| c.borrow_mut().replace(self.context.clone()))
+            .ok()
+            .flatten();
         LocalEnterGuard {
             prev,
             _not_send: PhantomData,

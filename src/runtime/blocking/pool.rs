@@ -123,21 +123,18 @@ impl BlockingPool {
         }
         let threads: Vec<_> = shared.threads.drain().map(|(_, h)| h).collect();
         drop(shared);
-        let me = thread::current().id();
+        // Only a pool thread needs to skip itself (and only then is
+        // `thread::current` consulted: it may be unavailable while a
+        // thread-local destructor drops the runtime).
+        let me = (own == 1).then(|| thread::current().id());
         for handle in threads {
             // Every thread has left `run`; joining only waits for its
             // thread-local destructors. Never join ourselves.
-            if handle.thread().id() != me {
+            if Some(handle.thread().id()) != me {
                 let _ = handle.join();
             }
         }
         true
-    }
-}
-
-impl Drop for BlockingPool {
-    fn drop(&mut self) {
-        self.shutdown(None);
     }
 }
 

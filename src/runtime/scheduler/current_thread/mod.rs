@@ -236,6 +236,7 @@ impl Handle {
                     return;
                 };
                 if let Some(core) = cx.core.borrow_mut().take() {
+                    self.handle.metrics.poll_count.store(core.polls, Relaxed);
                     self.handle.put_core(core);
                 }
             }
@@ -271,10 +272,10 @@ impl Handle {
     /// Runs up to `event_interval` tasks, then reaps the driver; parks when
     /// there is nothing to do.
     fn run_tasks(&self, cx: &Context) {
+        // The `block_on` future is polled again only after this batch, even
+        // if it woke itself meanwhile: a future that keeps waking itself
+        // must not starve the tasks it waits for.
         for _ in 0..self.config.event_interval {
-            if self.block_on_waker.woken.load(SeqCst) {
-                return;
-            }
             let task = {
                 let mut slot = cx.core.borrow_mut();
                 let core = slot.as_mut().expect("core missing");
@@ -336,13 +337,19 @@ impl Handle {
             }
         }
         let mut slot = cx.core.borrow_mut();
-        slot.as_mut().expect("core missing").park = Some(park);
+        let core = slot.as_mut().expect("core missing");
+        core.park = Some(park);
+        if idle {
+            self.metrics.park_unpark_count.store(core.parks, Relaxed);
+        }
     }
 
     /// Cancels every task and closes the queues (runtime drop).
     pub(crate) fn shutdown(self: &Arc<Self>) {
         let rt = scheduler::Handle::CurrentThread(self.clone());
-        let _current = context::set_current(&rt);
+        // Tasks' destructors see this runtime as current (they may spawn,
+        // which is refused); during thread exit the context may be gone.
+        let _current = context::try_set_current(&rt);
         // Wait for a thread still inside `block_on` to hand the core back.
         let (mut parker, waker) = park_thread::current_waker_and_parker();
         let mut core = loop {
