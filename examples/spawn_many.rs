@@ -1,22 +1,27 @@
-//! Profiling aid: spawn many tasks from inside a task on a 2-worker
-//! runtime (the `spawn_many_local` benchmark row), repeatedly.
+//! Profiling aid: the `spawn_many_local` benchmark row, repeated, on a
+//! runtime chosen by the first argument (`current` or `multi`, default
+//! `multi` with 2 workers). Prints the time per spawn.
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 fn main() {
-    let rt = tokiwa::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .build()
-        .unwrap();
+    let rt = match std::env::args().nth(1).as_deref() {
+        Some("current") => tokiwa::runtime::Builder::new_current_thread().build(),
+        _ => tokiwa::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .build(),
+    }
+    .unwrap();
+    const ROUNDS: u32 = 300;
+    const N: usize = 10_000;
     let start = std::time::Instant::now();
-    for _ in 0..300 {
+    for _ in 0..ROUNDS {
         rt.block_on(async {
             tokiwa::spawn(async {
-                let n = 10_000;
-                let left = Arc::new(AtomicUsize::new(n));
+                let left = Arc::new(AtomicUsize::new(N));
                 let (tx, rx) = tokiwa::sync::oneshot::channel();
                 let tx = Arc::new(std::sync::Mutex::new(Some(tx)));
-                for _ in 0..n {
+                for _ in 0..N {
                     let left = left.clone();
                     let tx = tx.clone();
                     tokiwa::spawn(async move {
@@ -31,5 +36,15 @@ fn main() {
             .unwrap();
         });
     }
-    println!("{:?} per spawn", start.elapsed() / (300 * 10_000));
+    println!("{:?} per spawn", start.elapsed() / (ROUNDS * N as u32));
+    let m = rt.metrics();
+    for w in 0..m.num_workers() {
+        println!(
+            "worker {w}: polls {} parks {} steals {} overflows {}",
+            m.worker_poll_count(w),
+            m.worker_park_count(w),
+            m.worker_steal_count(w),
+            m.worker_overflow_count(w)
+        );
+    }
 }

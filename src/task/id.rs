@@ -12,11 +12,31 @@ pub struct Id(pub(crate) NonZeroU64);
 
 impl Id {
     pub(crate) fn next() -> Id {
-        // The counter is process-global state outside every protocol that
-        // loom models, so it is a plain std atomic even under loom. Relaxed:
-        // only uniqueness matters, which any read-modify-write gives.
-        static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-        let id = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        // Each thread takes blocks of ids from one process-wide counter, so
+        // a spawn costs no shared atomic operation. The counter is outside
+        // every protocol that loom models, hence a plain std atomic even
+        // under loom; `Relaxed` because only uniqueness matters, which any
+        // read-modify-write gives.
+        const BLOCK: u64 = 1024;
+        static NEXT_BLOCK: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        thread_local! {
+            static RANGE: std::cell::Cell<(u64, u64)> = const { std::cell::Cell::new((0, 0)) };
+        }
+        let take_block = || {
+            let start = NEXT_BLOCK.fetch_add(BLOCK, std::sync::atomic::Ordering::Relaxed);
+            (start, start + BLOCK)
+        };
+        let id = RANGE
+            .try_with(|range| {
+                let (mut next, mut end) = range.get();
+                if next == end {
+                    (next, end) = take_block();
+                }
+                range.set((next + 1, end));
+                next
+            })
+            // During thread exit: one id straight from a fresh block.
+            .unwrap_or_else(|_| take_block().0);
         Id(NonZeroU64::new(id).expect("task id counter overflowed"))
     }
 }

@@ -11,7 +11,6 @@
 //! task can slip in behind a shutdown.
 use super::raw::{Notified, RawTask, Task};
 use super::{Id, Schedule};
-use crate::loom::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use crate::loom::sync::Mutex;
 use crossbeam_utils::CachePadded;
 use slab::Slab;
@@ -20,9 +19,6 @@ use std::future::Future;
 pub(crate) struct OwnedTasks {
     shards: Box<[CachePadded<Mutex<Shard>>]>,
     mask: usize,
-    /// Live tasks, for metrics only (`Relaxed`: a statistic, read without
-    /// ordering requirements).
-    count: AtomicUsize,
 }
 
 struct Shard {
@@ -44,7 +40,6 @@ impl OwnedTasks {
                 })
                 .collect(),
             mask: n - 1,
-            count: AtomicUsize::new(0),
         }
     }
 
@@ -81,7 +76,6 @@ impl OwnedTasks {
         // visible to any other thread, and only read under the same lock.
         raw.header().owner_key.with_mut(|k| unsafe { *k = key });
         drop(shard);
-        self.count.fetch_add(1, Relaxed);
         std::mem::forget(task);
         (raw, Some(notified))
     }
@@ -98,7 +92,6 @@ impl OwnedTasks {
             Some(&entry) if entry == raw => {
                 shard.tasks.remove(key);
                 drop(shard);
-                self.count.fetch_sub(1, Relaxed);
                 // SAFETY: the list's reference moves to the caller.
                 Some(unsafe { Task::from_raw(raw) })
             }
@@ -116,7 +109,6 @@ impl OwnedTasks {
                 shard.closed = true;
                 shard.tasks.drain().collect()
             };
-            self.count.fetch_sub(tasks.len(), Relaxed);
             for raw in tasks {
                 // SAFETY: draining moved the list's reference to us.
                 unsafe { Task::from_raw(raw) }.shutdown();
@@ -138,7 +130,11 @@ impl OwnedTasks {
             .all(|s| s.lock().unwrap().tasks.is_empty())
     }
 
+    /// Live tasks (for metrics: it takes every shard's lock in turn).
     pub(crate) fn len(&self) -> usize {
-        self.count.load(Relaxed)
+        self.shards
+            .iter()
+            .map(|s| s.lock().unwrap().tasks.len())
+            .sum()
     }
 }
