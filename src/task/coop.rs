@@ -3,7 +3,7 @@
 //! A task that always finds its resources ready (a channel never empty, a
 //! socket always readable) would never return `Pending` and would starve
 //! every other task on its worker. So each poll gets a budget of
-//! [`INITIAL_BUDGET`] operations on tokiwa's own resources (join handles,
+//! 128 operations (tokio's figure) on tokiwa's own resources (join handles,
 //! and the drivers' resources as they arrive); when it is spent, those
 //! resources answer `Pending` and wake the task at once, which sends it to
 //! the back of the queue. tokio's own budget does not apply here: tokio's

@@ -11,7 +11,7 @@
 //! `Waker`; `join.rs` the `JoinHandle` and `AbortHandle`; `list.rs` the
 //! owned-task list that shutdown drains.
 //!
-//! Schedulers plug in through [`Schedule`]: where a woken task goes, and how
+//! Schedulers plug in through the crate-private `Schedule` trait: where a woken task goes, and how
 //! a completed task leaves the scheduler's list.
 pub mod coop;
 mod core;
