@@ -21,6 +21,13 @@
 #![warn(missing_docs, unreachable_pub, missing_debug_implementations)]
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(clippy::undocumented_unsafe_blocks)]
+// Without `rt-multi-thread` the multi-thread scheduler is still compiled
+// (the scheduler handle stays one enum, with no cfg on every match) but
+// never built: its constructors are then unused.
+#![cfg_attr(
+    all(feature = "rt", not(feature = "rt-multi-thread")),
+    allow(dead_code)
+)]
 
 pub(crate) mod loom;
 
