@@ -91,7 +91,7 @@ rt_test! {
         let rt = rt();
         assert_eq!(rt.block_on(async { 1 + 2 }), 3);
         // Borrowed and `!Send` data are fine in `block_on`.
-        let v = vec![1, 2, 3];
+        let v = [1, 2, 3];
         let rc = Rc::new(5);
         assert_eq!(rt.block_on(async { *rc + v.len() }), 8);
         for i in 0..100 {
@@ -321,7 +321,10 @@ rt_test! {
                     while !flag.load(SeqCst) {
                         task::yield_now().await;
                         turns += 1;
-                        assert!(turns < STARVATION_LIMIT, "remote wakeup starved by a yield_now loop");
+                        assert!(
+                            turns < STARVATION_LIMIT,
+                            "remote wakeup starved by a yield_now loop"
+                        );
                     }
                 }
             });
@@ -525,15 +528,16 @@ rt_test! {
         });
         // Detached tasks are counted until they finish too.
         let (tx, rx) = oneshot::channel::<()>();
-        drop(rt.spawn(async move { rx.await.unwrap() }));
+        let (done_tx, done_rx) = oneshot::channel::<()>();
+        drop(rt.spawn(async move {
+            rx.await.unwrap();
+            done_tx.send(()).unwrap();
+        }));
         assert_eq!(metrics.num_alive_tasks(), 1);
         tx.send(()).unwrap();
-        rt.block_on(async {
-            for _ in 0..10 {
-                task::yield_now().await;
-            }
-        });
+        rt.block_on(async { done_rx.await.unwrap() });
         if !FLAVOR.is_multi_thread() {
+            // The task completed on this thread before `block_on` returned.
             assert_eq!(metrics.num_alive_tasks(), 0);
         }
         wait_until(Duration::from_secs(10), "detached task leaves the count", || {
@@ -558,24 +562,34 @@ rt_test! {
     }
 
     fn metrics_park_counts() {
-        // The runtime parks (the park hook reports it), a std thread then
-        // wakes it.
-        let (parked_tx, parked_rx) = std_mpsc::channel::<()>();
-        let parked_tx = Mutex::new(parked_tx);
-        let rt = builder()
-            .on_thread_park(move || {
-                let _ = parked_tx.lock().unwrap().send(());
-            })
-            .build()
-            .unwrap();
+        // A worker parks (the count says so; the park hook would not: it
+        // also runs when the worker finds work at the last moment), then a
+        // std thread wakes the runtime.
+        let rt = rt();
         let metrics = rt.metrics();
         let (tx, rx) = oneshot::channel();
+        let m = metrics.clone();
         let sender = thread::spawn(move || {
-            std_recv(&parked_rx);
-            tx.send(()).unwrap();
+            let start = Instant::now();
+            let parked = loop {
+                if sum_worker_metric(&m, |i| m.worker_park_count(i)) >= 1 {
+                    break true;
+                }
+                if start.elapsed() > Duration::from_secs(10) {
+                    break false;
+                }
+                thread::yield_now();
+            };
+            tx.send(parked).unwrap();
         });
-        rt.block_on(async { rx.await.unwrap() });
+        let parked = rt.block_on(async { rx.await.unwrap() });
         sender.join().unwrap();
+        assert!(
+            parked,
+            "worker_park_count stayed 0 for 10 s of an idle runtime (tokio counts a park \
+             before the worker sleeps)"
+        );
+        // The parked worker is woken at the latest by the shutdown.
         drop(rt);
         let parks = sum_worker_metric(&metrics, |i| metrics.worker_park_count(i));
         let unparks = sum_worker_metric(&metrics, |i| metrics.worker_park_unpark_count(i));
@@ -858,6 +872,33 @@ rt_test! {
         }
     }
 
+    fn foreign_waker_with_tokiwa_futures() {
+        // tokiwa's own leaf futures polled by another executor's waker
+        // inside a task: they wake that waker, not the task.
+        let rt = rt();
+        rt.block_on(rt.spawn(async {
+            let mut yielded = tokio_test::task::spawn(task::yield_now());
+            assert!(yielded.poll().is_pending());
+            assert!(yielded.is_woken(), "yield_now must wake the waker it was polled with");
+            assert!(yielded.poll().is_ready());
+
+            let mut budget = tokio_test::task::spawn(async {
+                for _ in 0..1000 {
+                    task::consume_budget().await;
+                }
+            });
+            let mut polls = 0;
+            while budget.poll().is_pending() {
+                assert!(budget.is_woken(), "consume_budget returned Pending without a wakeup");
+                polls += 1;
+                assert!(polls < 1000);
+                // Let the task's budget refill.
+                task::yield_now().await;
+            }
+        }))
+        .unwrap();
+    }
+
     fn waking_after_runtime_dropped_is_harmless() {
         let rt = rt();
         let slot: Arc<Mutex<Vec<Waker>>> = Arc::default();
@@ -1012,7 +1053,7 @@ rt_test! {
         std_recv(&started_rx);
         let elapsed = Arc::new(Mutex::new(None));
         let e = elapsed.clone();
-        within(Duration::from_secs(10), "shutdown_timeout(100ms)", move || {
+        within(Duration::from_secs(5), "shutdown_timeout(100ms)", move || {
             let start = Instant::now();
             rt.shutdown_timeout(Duration::from_millis(100));
             *e.lock().unwrap() = Some(start.elapsed());
@@ -1033,7 +1074,7 @@ rt_test! {
                 pending::<()>().await
             });
         }
-        within(Duration::from_secs(10), "shutdown_timeout(0)", move || {
+        within(Duration::from_secs(5), "shutdown_timeout(0)", move || {
             rt.shutdown_timeout(Duration::ZERO)
         });
         // The futures are dropped (by the workers, maybe a little later).
@@ -1054,7 +1095,7 @@ rt_test! {
             let _tx = dropped_tx;
             pending::<()>().await
         });
-        within(Duration::from_secs(10), "shutdown_background", move || {
+        within(Duration::from_secs(5), "shutdown_background", move || {
             rt.shutdown_background()
         });
         // The pending task's future is dropped: its sender hangs up.
@@ -1230,10 +1271,7 @@ rt_test! {
             assert_eq!(other.block_on(jh).unwrap(), 42);
         } else {
             // Someone must drive `rt` meanwhile.
-            let driver = thread::spawn(move || {
-                let out = other.block_on(jh).unwrap();
-                out
-            });
+            let driver = thread::spawn(move || other.block_on(jh).unwrap());
             let (stop_tx, stop_rx) = oneshot::channel::<()>();
             let stopper = thread::spawn(move || {
                 let out = driver.join().unwrap();

@@ -4,6 +4,7 @@
 //!   and the `rt_test!` macro itself;
 //! * [`watchdog`]: runs a test body on its own thread and turns a hang into a
 //!   failure;
+//! * [`panics`]: silences the panics a test provokes on purpose;
 //! * [`track`]: counters for polls and drops, and futures that count them.
 //!
 //! Each test binary uses a different subset, hence the `allow`.
@@ -11,9 +12,11 @@
 
 #[macro_use]
 pub mod flavor;
+pub mod panics;
 pub mod track;
 pub mod watchdog;
 
 pub use flavor::Flavor;
+pub use panics::quiet_panics;
 pub use track::{panic_message, wait_until, Counter, DropGuard, Tracked};
 pub use watchdog::{watchdog, within, TEST_TIMEOUT};

@@ -40,8 +40,6 @@ use crate::loom::sync::Mutex;
 pub(crate) struct ParkOutcome {
     /// The worker was chosen by a notifier and now counts as searching.
     pub(crate) searching: bool,
-    /// The worker actually blocked (rather than finding work on re-check).
-    pub(crate) slept: bool,
 }
 
 pub(crate) struct Idle {
@@ -140,7 +138,6 @@ impl Idle {
         // and counted us as searching.
         ParkOutcome {
             searching: !self.unannounce(worker),
-            slept: !found,
         }
     }
 

@@ -103,8 +103,6 @@ pub(crate) struct Core {
 
 #[derive(Default)]
 struct Stats {
-    parks: u64,
-    park_unparks: u64,
     steals: u64,
     polls: u64,
     overflows: u64,
@@ -289,15 +287,20 @@ impl Context {
                 || shared.inject.is_closed()
         };
         let mut park = core.park.take().expect("park missing");
+        let metrics = &shared.worker_metrics[index];
+        let block = || {
+            // Published before sleeping, so an idle worker's count is
+            // visible while it sleeps (parking is rare: the atomic is
+            // cheap here).
+            metrics.park_count.fetch_add(1, Relaxed);
+            park.park(None);
+            metrics.park_unpark_count.fetch_add(1, Relaxed);
+        };
         let outcome = shared
             .idle
-            .park_worker(index, core.is_searching, has_work, || park.park(None));
+            .park_worker(index, core.is_searching, has_work, block);
         core.park = Some(park);
         core.is_searching = outcome.searching;
-        if outcome.slept {
-            core.stats.parks += 1;
-            core.stats.park_unparks += 1;
-        }
         core.publish_stats(handle);
         if shared.inject.is_closed() {
             core.is_shutdown = true;
@@ -427,8 +430,6 @@ impl Core {
 
     fn publish_stats(&self, handle: &Handle) {
         let m = &handle.shared.worker_metrics[self.index];
-        m.park_count.store(self.stats.parks, Relaxed);
-        m.park_unpark_count.store(self.stats.park_unparks, Relaxed);
         m.steal_count.store(self.stats.steals, Relaxed);
         m.poll_count.store(self.stats.polls, Relaxed);
         m.overflow_count.store(self.stats.overflows, Relaxed);
