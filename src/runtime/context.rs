@@ -28,9 +28,16 @@ const NESTED_RUNTIME_ERROR: &str = "Cannot start a runtime from within a runtime
      thread is being used to drive asynchronous tasks. If you are in an async function, use \
      `.await` on the future instead of blocking on it.";
 
+/// The part with a destructor (it holds a handle).
 struct Context {
     handle: RefCell<Option<scheduler::Handle>>,
     depth: Cell<usize>,
+}
+
+/// The part read on every spawn, wake and poll: plain `Copy` cells and no
+/// destructor, so an access is a thread-pointer-relative load with no
+/// registration or liveness check.
+struct Fast {
     scheduler: Cell<*const scheduler::Context>,
     entered: Cell<EnterRuntime>,
     task_id: Cell<Option<Id>>,
@@ -49,6 +56,10 @@ thread_local! {
         Context {
             handle: RefCell::new(None),
             depth: Cell::new(0),
+        }
+    };
+    static FAST: Fast = const {
+        Fast {
             scheduler: Cell::new(ptr::null()),
             entered: Cell::new(EnterRuntime::NotEntered),
             task_id: Cell::new(None),
@@ -167,7 +178,7 @@ pub(crate) fn enter_runtime(
     handle: &scheduler::Handle,
     allow_block_in_place: bool,
 ) -> EnterRuntimeGuard {
-    let already = CONTEXT.with(|ctx| {
+    let already = FAST.with(|ctx| {
         if ctx.entered.get() != EnterRuntime::NotEntered {
             return true;
         }
@@ -193,7 +204,7 @@ pub(crate) struct EnterRuntimeGuard {
 
 impl Drop for EnterRuntimeGuard {
     fn drop(&mut self) {
-        let _ = CONTEXT.try_with(|ctx| ctx.entered.set(EnterRuntime::NotEntered));
+        let _ = FAST.try_with(|ctx| ctx.entered.set(EnterRuntime::NotEntered));
         if let Some(budget) = self.budget {
             set_budget(budget);
         }
@@ -208,8 +219,7 @@ impl fmt::Debug for EnterRuntimeGuard {
 
 /// Whether the thread drives a runtime right now.
 pub(crate) fn current_enter_state() -> EnterRuntime {
-    CONTEXT
-        .try_with(|ctx| ctx.entered.get())
+    FAST.try_with(|ctx| ctx.entered.get())
         .unwrap_or(EnterRuntime::NotEntered)
 }
 
@@ -219,10 +229,10 @@ pub(crate) fn exit_runtime<R>(f: impl FnOnce() -> R) -> R {
     struct Reset(EnterRuntime);
     impl Drop for Reset {
         fn drop(&mut self) {
-            let _ = CONTEXT.try_with(|ctx| ctx.entered.set(self.0));
+            let _ = FAST.try_with(|ctx| ctx.entered.set(self.0));
         }
     }
-    let prev = CONTEXT.with(|ctx| ctx.entered.replace(EnterRuntime::NotEntered));
+    let prev = FAST.with(|ctx| ctx.entered.replace(EnterRuntime::NotEntered));
     let _reset = Reset(prev);
     f()
 }
@@ -232,10 +242,10 @@ pub(crate) fn set_scheduler<R>(cx: &scheduler::Context, f: impl FnOnce() -> R) -
     struct Reset(*const scheduler::Context);
     impl Drop for Reset {
         fn drop(&mut self) {
-            let _ = CONTEXT.try_with(|ctx| ctx.scheduler.set(self.0));
+            let _ = FAST.try_with(|ctx| ctx.scheduler.set(self.0));
         }
     }
-    let prev = CONTEXT.with(|ctx| ctx.scheduler.replace(cx as *const _));
+    let prev = FAST.with(|ctx| ctx.scheduler.replace(cx as *const _));
     let _reset = Reset(prev);
     f()
 }
@@ -243,7 +253,7 @@ pub(crate) fn set_scheduler<R>(cx: &scheduler::Context, f: impl FnOnce() -> R) -
 /// Runs `f` with the scheduler context of the worker running on this thread,
 /// if any.
 pub(crate) fn with_scheduler<R>(f: impl FnOnce(Option<&scheduler::Context>) -> R) -> R {
-    let ptr = CONTEXT
+    let ptr = FAST
         .try_with(|ctx| ctx.scheduler.get())
         .unwrap_or(ptr::null());
     // SAFETY: the pointer is installed by `set_scheduler` for the duration
@@ -253,14 +263,12 @@ pub(crate) fn with_scheduler<R>(f: impl FnOnce(Option<&scheduler::Context>) -> R
 }
 
 pub(crate) fn current_task_id() -> Option<Id> {
-    CONTEXT.try_with(|ctx| ctx.task_id.get()).unwrap_or(None)
+    FAST.try_with(|ctx| ctx.task_id.get()).unwrap_or(None)
 }
 
 /// Sets the current task id until the guard drops.
 pub(crate) fn set_current_task_id(id: Option<Id>) -> TaskIdGuard {
-    let prev = CONTEXT
-        .try_with(|ctx| ctx.task_id.replace(id))
-        .unwrap_or(None);
+    let prev = FAST.try_with(|ctx| ctx.task_id.replace(id)).unwrap_or(None);
     TaskIdGuard { prev }
 }
 
@@ -270,18 +278,18 @@ pub(crate) struct TaskIdGuard {
 
 impl Drop for TaskIdGuard {
     fn drop(&mut self) {
-        let _ = CONTEXT.try_with(|ctx| ctx.task_id.set(self.prev));
+        let _ = FAST.try_with(|ctx| ctx.task_id.set(self.prev));
     }
 }
 
 pub(crate) fn budget() -> Option<Budget> {
-    CONTEXT.try_with(|ctx| ctx.budget.get()).ok()
+    FAST.try_with(|ctx| ctx.budget.get()).ok()
 }
 
 pub(crate) fn set_budget(budget: Budget) {
-    let _ = CONTEXT.try_with(|ctx| ctx.budget.set(budget));
+    let _ = FAST.try_with(|ctx| ctx.budget.set(budget));
 }
 
 pub(crate) fn replace_budget(budget: Budget) -> Option<Budget> {
-    CONTEXT.try_with(|ctx| ctx.budget.replace(budget)).ok()
+    FAST.try_with(|ctx| ctx.budget.replace(budget)).ok()
 }
