@@ -287,3 +287,80 @@ fn block_in_place_outside_runtime_just_runs() {
     let _guard = rt.enter();
     assert_eq!(task::block_in_place(|| 4), 4);
 }
+
+/// `block_in_place` called after the runtime began shutting down: the core
+/// cannot go to a new pool thread (the pool refuses jobs), so the calling
+/// thread keeps it and the shutdown still cancels every task and frees the
+/// runtime. (Before the fix the core was dropped with the refused job: no
+/// future was cancelled with one worker, and the runtime leaked.)
+#[test]
+fn block_in_place_after_shutdown_began_loses_no_core() {
+    for workers in [1, 2] {
+        support::within(
+            Duration::from_secs(30),
+            "shutdown with block_in_place",
+            move || {
+                let sentinel = Arc::new(());
+                let hook = sentinel.clone();
+                let rt = tokiwa::runtime::Builder::new_multi_thread()
+                    .worker_threads(workers)
+                    .on_thread_park(move || {
+                        let _ = &hook;
+                    })
+                    .build()
+                    .unwrap();
+                let drops = Counter::new();
+                let (started_tx, started_rx) = std_mpsc::channel();
+                for _ in 0..10 {
+                    let guard = drops.guard();
+                    let started = started_tx.clone();
+                    rt.spawn(async move {
+                        let _guard = guard;
+                        started.send(()).unwrap();
+                        std::future::pending::<()>().await
+                    });
+                }
+                let (go_tx, go_rx) = std_mpsc::channel::<()>();
+                let guard = drops.guard();
+                rt.spawn(async move {
+                    let _guard = guard;
+                    started_tx.send(()).unwrap();
+                    go_rx.recv().unwrap();
+                    task::block_in_place(|| {});
+                    std::future::pending::<()>().await
+                });
+                for _ in 0..11 {
+                    std_recv(&started_rx);
+                }
+                // Returns at once: the pool is now refusing jobs.
+                rt.shutdown_background();
+                go_tx.send(()).unwrap();
+                wait_until(Duration::from_secs(20), "every task cancelled", || {
+                    drops.get() == 11
+                });
+                wait_until(Duration::from_secs(20), "the runtime freed", || {
+                    Arc::strong_count(&sentinel) == 1
+                });
+            },
+        );
+    }
+}
+
+/// `shutdown_timeout(Duration::MAX)` means "wait as long as it takes", not
+/// an overflow panic that poisons the pool.
+#[test]
+fn shutdown_timeout_duration_max_waits() {
+    support::within(Duration::from_secs(30), "shutdown_timeout(MAX)", || {
+        let rt = tokiwa::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .build()
+            .unwrap();
+        let (tx, rx) = std_mpsc::channel();
+        rt.spawn_blocking(move || {
+            let _ = rx.recv();
+        });
+        let releaser = thread::spawn(move || tx.send(()).unwrap());
+        rt.shutdown_timeout(Duration::MAX);
+        releaser.join().unwrap();
+    });
+}

@@ -153,8 +153,9 @@ impl Trailer {
     ///
     /// The task is complete and `JOIN_WAKER` is set.
     pub(crate) unsafe fn wake_join(&self) {
-        // SAFETY: after `COMPLETE` with `JOIN_WAKER` set only the completing
-        // thread reads the field, and nobody writes it.
+        // SAFETY: after `COMPLETE` with `JOIN_WAKER` set nobody writes the
+        // field (the `JoinHandle` may only read it, through `will_wake`),
+        // so this shared read cannot race with a write.
         self.waker.with(|ptr| match unsafe { &*ptr } {
             Some(waker) => waker.wake_by_ref(),
             None => panic!("waker missing"),

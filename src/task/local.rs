@@ -225,12 +225,16 @@ impl Schedule for Arc<Shared> {
     }
 
     fn schedule(&self, task: Notified) {
-        let mut queue = self.queue.lock().unwrap();
+        // `self` lives in the task's cell, which the set's thread may free
+        // as soon as the notification is queued: dereference it once, to
+        // the shared state the set itself keeps alive.
+        let shared: &Shared = self;
+        let mut queue = shared.queue.lock().unwrap();
         match queue.as_mut() {
             Some(q) => {
                 q.push_back(task);
                 drop(queue);
-                if let Some(waker) = self.waker.lock().unwrap().as_ref() {
+                if let Some(waker) = shared.waker.lock().unwrap().as_ref() {
                     waker.wake_by_ref();
                 }
             }

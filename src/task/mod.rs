@@ -114,9 +114,10 @@ pub fn block_in_place<F, R>(f: F) -> R
 where
     F: FnOnce() -> R,
 {
+    let mut slot = None;
     let allowed = context::with_scheduler(|cx| match cx {
         Some(scheduler::Context::MultiThread(cx)) => {
-            cx.hand_off_core();
+            slot = cx.hand_off_core();
             true
         }
         Some(scheduler::Context::CurrentThread(_)) => false,
@@ -130,6 +131,20 @@ where
     if !allowed {
         panic!("can call blocking only when running on the multi-threaded runtime");
     }
+    /// Takes the core back if nobody else did, even if `f` panics.
+    struct Reclaim(Option<scheduler::multi_thread::CoreSlot>);
+    impl Drop for Reclaim {
+        fn drop(&mut self) {
+            if let Some(slot) = &self.0 {
+                context::with_scheduler(|cx| {
+                    if let Some(scheduler::Context::MultiThread(cx)) = cx {
+                        cx.reclaim_core(slot);
+                    }
+                });
+            }
+        }
+    }
+    let _reclaim = Reclaim(slot);
     context::exit_runtime(f)
 }
 

@@ -100,13 +100,14 @@ impl BlockingPool {
     /// Stops the pool and waits up to `timeout` (`None`: forever) for its
     /// threads to exit. Returns whether they all did.
     pub(crate) fn shutdown(&self, timeout: Option<Duration>) -> bool {
+        // A timeout too large to add (`Duration::MAX`) means no limit.
+        let deadline = timeout.and_then(|t| Instant::now().checked_add(t));
         let inner = &self.spawner.inner;
         let mut shared = inner.shared.lock().unwrap();
         if !shared.shutdown {
             shared.shutdown = true;
             inner.condvar.notify_all();
         }
-        let deadline = timeout.map(|t| Instant::now() + t);
         // A pool thread dropping the runtime does not wait for itself.
         let own = usize::from(is_pool_thread(inner));
         while shared.num_threads > own {

@@ -89,12 +89,11 @@ impl Idle {
     /// A worker with no local work asks to search. Refused when half the
     /// workers already search.
     pub(crate) fn transition_to_searching(&self) -> bool {
-        let searching = self.num_searching.load(SeqCst);
-        if 2 * searching >= self.num_workers {
-            return false;
-        }
-        self.num_searching.fetch_add(1, SeqCst);
-        true
+        self.num_searching
+            .fetch_update(SeqCst, SeqCst, |searching| {
+                (2 * searching < self.num_workers).then_some(searching + 1)
+            })
+            .is_ok()
     }
 
     /// A searcher stops searching. Returns `true` if it was the last one

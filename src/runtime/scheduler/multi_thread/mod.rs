@@ -6,6 +6,7 @@
 pub(crate) mod idle;
 pub(crate) mod worker;
 
+use crate::loom::sync::Mutex;
 use crate::runtime::blocking::Spawner;
 use crate::runtime::config::Config;
 use crate::runtime::park::Parker;
@@ -16,6 +17,9 @@ use std::future::Future;
 use std::sync::Arc;
 
 pub(crate) use worker::Context;
+
+/// A core on its way to another thread (see `spawn_worker_thread_for`).
+pub(crate) type CoreSlot = Arc<Mutex<Option<Box<worker::Core>>>>;
 
 /// The scheduler's shared handle; tasks hold an `Arc` of it.
 pub(crate) struct Handle {
@@ -39,19 +43,34 @@ pub(crate) fn launch(
         blocking_spawner,
     });
     for core in cores {
-        handle.clone().spawn_worker_thread(core);
+        handle.spawn_worker_thread(core);
     }
     handle
 }
 
 impl Handle {
     /// Runs a worker with `core` on a (mandatory) blocking-pool thread.
-    pub(crate) fn spawn_worker_thread(self: Arc<Self>, core: Box<worker::Core>) {
+    /// Used at launch, when the pool cannot be shut down yet.
+    pub(crate) fn spawn_worker_thread(self: &Arc<Self>, core: Box<worker::Core>) {
+        let slot = Arc::new(Mutex::new(Some(core)));
+        self.spawn_worker_thread_for(slot);
+    }
+
+    /// Starts a pool thread that runs a worker with the core it finds in
+    /// `slot`, if it is still there when the thread starts. The caller may
+    /// take the core back instead (`block_in_place` does when the thread
+    /// never started: pool at its cap, or shutting down).
+    pub(crate) fn spawn_worker_thread_for(self: &Arc<Self>, slot: CoreSlot) {
         let rt = scheduler::Handle::MultiThread(self.clone());
         let handle = self.clone();
-        let (task, _join) = crate::runtime::blocking::new_task(move || worker::run(handle, core));
-        // On a pool already shut down the task is cancelled and the core
-        // dropped with it, which is what shutdown wants.
+        let (task, _join) = crate::runtime::blocking::new_task(move || {
+            let core = slot.lock().unwrap().take();
+            if let Some(core) = core {
+                worker::run(handle, core);
+            }
+        });
+        // On a pool that is shutting down the job is cancelled; the core
+        // then stays in the slot for its owner to take back.
         let _ = self.blocking_spawner.spawn(task, true, &rt);
     }
 

@@ -339,15 +339,30 @@ impl Context {
         self.core.borrow().as_ref().map(|core| core.index)
     }
 
-    /// `block_in_place`: hands the core to a new worker thread. Returns
-    /// `false` if this thread holds no core (already blocking).
-    pub(crate) fn hand_off_core(&self) -> bool {
-        let Some(core) = self.core.borrow_mut().take() else {
-            return false;
-        };
-        let handle = self.handle.clone();
-        handle.clone().spawn_worker_thread(core);
-        true
+    /// `block_in_place`: hands the core to a new worker thread, which
+    /// carries on with the queue while this thread blocks. Returns the slot
+    /// the core travels in (for [`Context::reclaim_core`]), or `None` if
+    /// this thread holds no core (it is already blocking).
+    pub(crate) fn hand_off_core(&self) -> Option<super::CoreSlot> {
+        let mut core = self.core.borrow_mut().take()?;
+        // The LIFO slot is not stealable: queue its task where others can
+        // take it while the core is in transit.
+        if let Some(task) = core.lifo_slot.take() {
+            core.push_local(task, &self.handle);
+        }
+        let slot = Arc::new(Mutex::new(Some(core)));
+        self.handle.spawn_worker_thread_for(slot.clone());
+        Some(slot)
+    }
+
+    /// After `block_in_place`: if the new thread never took the core (the
+    /// pool was at its cap or shutting down), this thread takes it back and
+    /// goes on as the worker, so no core is ever lost.
+    pub(crate) fn reclaim_core(&self, slot: &super::CoreSlot) {
+        let core = slot.lock().unwrap().take();
+        if let Some(core) = core {
+            *self.core.borrow_mut() = Some(core);
+        }
     }
 }
 
