@@ -36,6 +36,22 @@ const BLOCK_IN_PLACE_CURRENT_THREAD: &str =
 /// hang.
 const STARVATION_LIMIT: u64 = 200_000;
 
+/// Runs `step` until `done` holds, failing with `what` after `limit` turns:
+/// how the starvation tests spin without sleeping.
+async fn spin_until<F: std::future::Future<Output = ()>>(
+    mut done: impl FnMut() -> bool,
+    limit: u64,
+    what: &str,
+    mut step: impl FnMut() -> F,
+) {
+    let mut turns = 0u64;
+    while !done() {
+        step().await;
+        turns += 1;
+        assert!(turns < limit, "{what}");
+    }
+}
+
 /// Spawns a chain of `depth` tasks, each spawning and awaiting the next.
 fn chain(depth: usize) -> Pin<Box<dyn Future<Output = usize> + Send>> {
     Box::pin(async move {
@@ -258,12 +274,10 @@ rt_test! {
             let spinner = tokiwa::spawn({
                 let flag = flag.clone();
                 async move {
-                    let mut turns = 0u64;
-                    while !flag.load(SeqCst) {
+                    spin_until(|| flag.load(SeqCst), STARVATION_LIMIT, "setter starved by a yield_now loop", || async {
                         task::yield_now().await;
-                        turns += 1;
-                        assert!(turns < STARVATION_LIMIT, "setter starved by a yield_now loop");
-                    }
+                    })
+                    .await;
                 }
             });
             let setter = tokiwa::spawn({
@@ -284,12 +298,10 @@ rt_test! {
                 let flag = Arc::new(AtomicBool::new(false));
                 let f = flag.clone();
                 let setter = tokiwa::spawn(async move { f.store(true, SeqCst) });
-                let mut turns = 0u64;
-                while !flag.load(SeqCst) {
+                spin_until(|| flag.load(SeqCst), STARVATION_LIMIT, "setter starved by a yield_now loop", || async {
                     task::yield_now().await;
-                    turns += 1;
-                    assert!(turns < STARVATION_LIMIT, "setter starved by a yield_now loop");
-                }
+                })
+                .await;
                 setter.await.unwrap();
             })
             .await
@@ -317,15 +329,10 @@ rt_test! {
                 let flag = flag.clone();
                 async move {
                     started_tx.send(()).unwrap();
-                    let mut turns = 0u64;
-                    while !flag.load(SeqCst) {
+                    spin_until(|| flag.load(SeqCst), STARVATION_LIMIT, "remote wakeup starved by a yield_now loop", || async {
                         task::yield_now().await;
-                        turns += 1;
-                        assert!(
-                            turns < STARVATION_LIMIT,
-                            "remote wakeup starved by a yield_now loop"
-                        );
-                    }
+                    })
+                    .await;
                 }
             });
             let sender = thread::spawn(move || {
@@ -347,15 +354,10 @@ rt_test! {
             let flag = Arc::new(AtomicBool::new(false));
             let f = flag.clone();
             let _setter = tokiwa::spawn(async move { f.store(true, SeqCst) });
-            let mut turns = 0u64;
-            while !flag.load(SeqCst) {
+            spin_until(|| flag.load(SeqCst), STARVATION_LIMIT, "spawned task starved by a yield_now loop in block_on", || async {
                 task::yield_now().await;
-                turns += 1;
-                assert!(
-                    turns < STARVATION_LIMIT,
-                    "spawned task starved by a yield_now loop in block_on"
-                );
-            }
+            })
+            .await;
         });
     }
 
@@ -367,12 +369,10 @@ rt_test! {
             let spinner = tokiwa::spawn({
                 let flag = flag.clone();
                 async move {
-                    let mut turns = 0u64;
-                    while !flag.load(SeqCst) {
+                    spin_until(|| flag.load(SeqCst), 100 * STARVATION_LIMIT, "setter starved by consume_budget", || async {
                         task::consume_budget().await;
-                        turns += 1;
-                        assert!(turns < 100 * STARVATION_LIMIT, "setter starved by consume_budget");
-                    }
+                    })
+                    .await;
                 }
             });
             let setter = tokiwa::spawn({
@@ -835,12 +835,10 @@ rt_test! {
             assert!(mock.poll().is_pending());
             assert!(!mock.is_woken());
             tx.send(3).unwrap();
-            let mut turns = 0u64;
-            while !mock.is_woken() {
+            spin_until(|| mock.is_woken(), STARVATION_LIMIT, "the foreign waker was never woken", || async {
                 task::yield_now().await;
-                turns += 1;
-                assert!(turns < STARVATION_LIMIT, "the foreign waker was never woken");
-            }
+            })
+            .await;
             match mock.poll() {
                 Poll::Ready(Ok(3)) => {}
                 other => panic!("unexpected {other:?}"),
@@ -858,12 +856,10 @@ rt_test! {
         } else {
             // Drive the runtime until the task has completed.
             rt.block_on(async {
-                let mut turns = 0u64;
-                while !mock.is_woken() {
+                spin_until(|| mock.is_woken(), STARVATION_LIMIT, "the foreign waker was never woken", || async {
                     tokiwa::spawn(async {}).await.unwrap();
-                    turns += 1;
-                    assert!(turns < STARVATION_LIMIT, "the foreign waker was never woken");
-                }
+                })
+                .await;
             });
         }
         match mock.poll() {
