@@ -24,10 +24,14 @@
 //! idle workers find it.
 //!
 //! **`block_in_place`.** The core is kept in a `RefCell` of the worker's
-//! context while a task runs. `block_in_place` takes it and hands it to a
+//! context while a task runs. `block_in_place` takes it (first moving the
+//! LIFO slot's task to the stealable queue) and hands it, in a slot, to a
 //! new thread from the blocking pool, which carries on with the queue while
-//! the current thread blocks; when the task's poll returns, the old thread
-//! finds its core gone and leaves the loop.
+//! the current thread blocks. If that thread never took it (the pool was
+//! at its cap or shutting down), the blocking thread takes the core back
+//! when the closure returns, so a core is never lost. Otherwise, when the
+//! task's poll returns, the old thread finds its core gone and leaves the
+//! loop (its pool thread becomes an ordinary blocking thread).
 //!
 //! **Shutdown.** When the injection side is closed, each worker cancels the
 //! tasks of the owned list (starting at its own shard), drops the
