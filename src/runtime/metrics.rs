@@ -28,7 +28,7 @@ impl RuntimeMetrics {
     /// The number of tasks alive (spawned and not yet completed).
     pub fn num_alive_tasks(&self) -> usize {
         match &self.handle {
-            scheduler::Handle::CurrentThread(h) => h.owned.len(),
+            scheduler::Handle::CurrentThread(h) => h.num_alive_tasks(),
             scheduler::Handle::MultiThread(h) => h.shared.owned.len(),
         }
     }

@@ -138,3 +138,80 @@ impl OwnedTasks {
             .sum()
     }
 }
+
+/// Marks a key of a [`LocalOwnedTasks`] in the task header, so release
+/// knows which list to look in.
+const LOCAL_KEY: usize = 1 << (usize::BITS - 1);
+
+/// An owned-task list used by one thread only: the current-thread
+/// scheduler's core keeps one for the tasks spawned on the thread that
+/// drives it (the common case), so those spawns and completions take no
+/// lock. Tasks spawned from other threads go to the scheduler's shared
+/// [`OwnedTasks`]. The list moves with the core; it is only touched by the
+/// thread holding the core, and shutdown drains it.
+pub(crate) struct LocalOwnedTasks {
+    tasks: Slab<RawTask>,
+}
+
+impl LocalOwnedTasks {
+    pub(crate) fn new() -> LocalOwnedTasks {
+        LocalOwnedTasks { tasks: Slab::new() }
+    }
+
+    /// As [`OwnedTasks::bind`], for an open list.
+    pub(crate) fn bind<T, S>(&mut self, future: T, scheduler: S, id: Id) -> (RawTask, Notified)
+    where
+        T: Future + 'static,
+        S: Schedule,
+    {
+        let raw = RawTask::new(future, scheduler, id);
+        let key = self.tasks.insert(raw);
+        // SAFETY: the task is not shared yet; the key is only read again by
+        // `remove`, on the thread that holds this list.
+        raw.header()
+            .owner_key
+            .with_mut(|k| unsafe { *k = key | LOCAL_KEY });
+        // SAFETY: a new task carries three references: the list's (kept in
+        // the slab), the first notification's and the join handle's.
+        (raw, unsafe { Notified::from_raw(raw) })
+    }
+
+    /// As [`OwnedTasks::remove`]; `None` for a task of another list.
+    pub(crate) fn remove(&mut self, task: &Task) -> Option<Task> {
+        let raw = task.raw();
+        // SAFETY: only this list's holder writes a local key, and a task of
+        // another list had its key written before it was published to us.
+        let key = raw.header().owner_key.with(|k| unsafe { *k });
+        if key & LOCAL_KEY == 0 {
+            return None;
+        }
+        match self.tasks.get(key & !LOCAL_KEY) {
+            Some(&entry) if entry == raw => {
+                self.tasks.remove(key & !LOCAL_KEY);
+                // SAFETY: the list's reference moves to the caller.
+                Some(unsafe { Task::from_raw(raw) })
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether `task` was bound by a local list (of any thread).
+    pub(crate) fn is_local(task: &Task) -> bool {
+        // SAFETY: as in `remove`: the key was written before the task
+        // reached the caller.
+        task.raw().header().owner_key.with(|k| unsafe { *k }) & LOCAL_KEY != 0
+    }
+
+    /// Cancels every task in the list (runtime shutdown).
+    pub(crate) fn shutdown_all(&mut self) {
+        let tasks: Vec<RawTask> = self.tasks.drain().collect();
+        for raw in tasks {
+            // SAFETY: draining moved the list's reference to us.
+            unsafe { Task::from_raw(raw) }.shutdown();
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.tasks.len()
+    }
+}

@@ -40,7 +40,7 @@ pub mod futures {
     pub use super::task_local::TaskLocalFuture;
 }
 
-pub(crate) use list::OwnedTasks;
+pub(crate) use list::{LocalOwnedTasks, OwnedTasks};
 pub(crate) use raw::{Notified, RawTask, Task};
 
 use crate::runtime::{context, scheduler};

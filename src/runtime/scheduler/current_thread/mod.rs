@@ -19,7 +19,7 @@ use crate::runtime::config::Config;
 use crate::runtime::context;
 use crate::runtime::park::{thread as park_thread, Parker, Unparker};
 use crate::runtime::scheduler::{self, multi_thread::worker::WorkerMetrics};
-use crate::task::{coop, Id, JoinHandle, Notified, OwnedTasks, Schedule, Task};
+use crate::task::{coop, Id, JoinHandle, LocalOwnedTasks, Notified, OwnedTasks, Schedule, Task};
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::fmt;
@@ -36,7 +36,12 @@ pub(crate) struct Handle {
     /// pusher also unparks the driver, and the unpark token (SeqCst)
     /// orders the push before the driver's next look.
     inject_len: AtomicUsize,
+    /// Tasks spawned from other threads than the driving one (those go
+    /// to the core's lock-free `LocalOwnedTasks`).
     pub(crate) owned: OwnedTasks,
+    /// Tasks in the core's local list, for metrics (written only by the
+    /// thread holding the core; `Relaxed`: a statistic).
+    local_alive: AtomicUsize,
     pub(crate) config: Config,
     pub(crate) blocking_spawner: Spawner,
     unpark: Unparker,
@@ -66,6 +71,8 @@ impl Wake for BlockOnWaker {
 
 pub(crate) struct Core {
     tasks: VecDeque<Notified>,
+    /// Tasks spawned on the driving thread.
+    owned: LocalOwnedTasks,
     /// Tasks that yielded (`yield_now`): they run after the local and the
     /// remote queue, so a task spinning on `yield_now` does not delay
     /// remote spawns by a whole `global_queue_interval`.
@@ -90,6 +97,7 @@ impl Handle {
             inject: Mutex::new(Some(VecDeque::new())),
             inject_len: AtomicUsize::new(0),
             owned: OwnedTasks::new(1),
+            local_alive: AtomicUsize::new(0),
             config,
             blocking_spawner,
             block_on_waker: std::sync::Arc::new(BlockOnWaker {
@@ -99,6 +107,7 @@ impl Handle {
             unpark,
             core: Mutex::new(Some(Box::new(Core {
                 tasks: VecDeque::with_capacity(64),
+                owned: LocalOwnedTasks::new(),
                 yielded: VecDeque::new(),
                 tick: 0,
                 park: Some(park),
@@ -115,6 +124,27 @@ impl Handle {
         F: Future + 'static,
         F::Output: 'static,
     {
+        // On the driving thread the task goes to the core's own list and
+        // queue, with no lock; from anywhere else to the shared list.
+        let mut future = Some(future);
+        let local = context::with_scheduler(|cx| match cx {
+            Some(scheduler::Context::CurrentThread(cx)) if Arc::ptr_eq(&cx.handle, self) => {
+                let mut slot = cx.core.borrow_mut();
+                let core = slot.as_mut()?;
+                let future = future.take().expect("future taken once");
+                let (raw, notified) = core.owned.bind(future, self.clone(), id);
+                core.tasks.push_back(notified);
+                self.local_alive.store(core.owned.len(), Relaxed);
+                Some(raw)
+            }
+            _ => None,
+        });
+        if let Some(raw) = local {
+            // SAFETY: `bind` returns the join handle's reference for a task
+            // of output `F::Output`.
+            return unsafe { JoinHandle::new(raw) };
+        }
+        let future = future.expect("future not taken");
         let (raw, notified) = self.owned.bind(future, self.clone(), id);
         if let Some(notified) = notified {
             self.schedule_task(notified, false);
@@ -365,7 +395,11 @@ impl Handle {
             }
             parker.park(None);
         };
+        // Close the shared list first, so spawns from the destructors run
+        // below are refused, then cancel both lists' tasks.
         self.owned.close_and_shutdown_all(0);
+        core.owned.shutdown_all();
+        self.local_alive.store(0, Relaxed);
         core.tasks.clear();
         core.yielded.clear();
         let remote = self.inject.lock().unwrap().take();
@@ -377,6 +411,11 @@ impl Handle {
         drop(core);
     }
 
+    /// Live tasks, in both lists.
+    pub(crate) fn num_alive_tasks(&self) -> usize {
+        self.owned.len() + self.local_alive.load(Relaxed)
+    }
+
     pub(crate) fn injection_queue_depth(&self) -> usize {
         self.inject_len.load(Relaxed)
     }
@@ -384,7 +423,23 @@ impl Handle {
 
 impl Schedule for Arc<Handle> {
     fn release(&self, task: &Task) -> Option<Task> {
-        self.owned.remove(task)
+        if !LocalOwnedTasks::is_local(task) {
+            return self.owned.remove(task);
+        }
+        // A local task completes on the thread holding the core (tasks only
+        // run there). Without the core in reach we are in shutdown, which
+        // drained the local list first: nothing to release.
+        let handle: &Handle = self;
+        context::with_scheduler(|cx| match cx {
+            Some(scheduler::Context::CurrentThread(cx)) if std::ptr::eq(&*cx.handle, handle) => {
+                let mut slot = cx.core.borrow_mut();
+                let core = slot.as_mut()?;
+                let released = core.owned.remove(task);
+                handle.local_alive.store(core.owned.len(), Relaxed);
+                released
+            }
+            _ => None,
+        })
     }
 
     fn schedule(&self, task: Notified) {
