@@ -79,7 +79,9 @@ fn local_task_moves_with_the_core_to_another_driving_thread() {
     // A task spawned while thread A drives completes while thread B drives.
     let rt = std::sync::Arc::new(Builder::new_current_thread().build().unwrap());
     let (tx, rx) = tokiwa::sync::oneshot::channel::<u32>();
-    let join = rt.block_on(async { tokiwa::spawn(async move { rx.await.unwrap() + 1 }) });
+    // Returned in a tuple: the handle itself is what the test is about,
+    // not awaited here.
+    let (join,) = rt.block_on(async { (tokiwa::spawn(async move { rx.await.unwrap() + 1 }),) });
     tx.send(41).unwrap();
     let rt2 = rt.clone();
     let out = thread::spawn(move || rt2.block_on(join).unwrap())
