@@ -274,9 +274,14 @@ rt_test! {
             let spinner = tokiwa::spawn({
                 let flag = flag.clone();
                 async move {
-                    spin_until(|| flag.load(SeqCst), STARVATION_LIMIT, "setter starved by a yield_now loop", || async {
-                        task::yield_now().await;
-                    })
+                    spin_until(
+                        || flag.load(SeqCst),
+                        STARVATION_LIMIT,
+                        "setter starved by a yield_now loop",
+                        || async {
+                            task::yield_now().await;
+                        },
+                    )
                     .await;
                 }
             });
@@ -298,9 +303,14 @@ rt_test! {
                 let flag = Arc::new(AtomicBool::new(false));
                 let f = flag.clone();
                 let setter = tokiwa::spawn(async move { f.store(true, SeqCst) });
-                spin_until(|| flag.load(SeqCst), STARVATION_LIMIT, "setter starved by a yield_now loop", || async {
-                    task::yield_now().await;
-                })
+                spin_until(
+                    || flag.load(SeqCst),
+                    STARVATION_LIMIT,
+                    "setter starved by a yield_now loop",
+                    || async {
+                        task::yield_now().await;
+                    },
+                )
                 .await;
                 setter.await.unwrap();
             })
@@ -329,9 +339,14 @@ rt_test! {
                 let flag = flag.clone();
                 async move {
                     started_tx.send(()).unwrap();
-                    spin_until(|| flag.load(SeqCst), STARVATION_LIMIT, "remote wakeup starved by a yield_now loop", || async {
-                        task::yield_now().await;
-                    })
+                    spin_until(
+                        || flag.load(SeqCst),
+                        STARVATION_LIMIT,
+                        "remote wakeup starved by a yield_now loop",
+                        || async {
+                            task::yield_now().await;
+                        },
+                    )
                     .await;
                 }
             });
@@ -354,9 +369,14 @@ rt_test! {
             let flag = Arc::new(AtomicBool::new(false));
             let f = flag.clone();
             let _setter = tokiwa::spawn(async move { f.store(true, SeqCst) });
-            spin_until(|| flag.load(SeqCst), STARVATION_LIMIT, "spawned task starved by a yield_now loop in block_on", || async {
-                task::yield_now().await;
-            })
+            spin_until(
+                || flag.load(SeqCst),
+                STARVATION_LIMIT,
+                "spawned task starved by a yield_now loop in block_on",
+                || async {
+                    task::yield_now().await;
+                },
+            )
             .await;
         });
     }
@@ -369,9 +389,14 @@ rt_test! {
             let spinner = tokiwa::spawn({
                 let flag = flag.clone();
                 async move {
-                    spin_until(|| flag.load(SeqCst), 100 * STARVATION_LIMIT, "setter starved by consume_budget", || async {
-                        task::consume_budget().await;
-                    })
+                    spin_until(
+                        || flag.load(SeqCst),
+                        100 * STARVATION_LIMIT,
+                        "setter starved by consume_budget",
+                        || async {
+                            task::consume_budget().await;
+                        },
+                    )
                     .await;
                 }
             });
@@ -835,9 +860,14 @@ rt_test! {
             assert!(mock.poll().is_pending());
             assert!(!mock.is_woken());
             tx.send(3).unwrap();
-            spin_until(|| mock.is_woken(), STARVATION_LIMIT, "the foreign waker was never woken", || async {
-                task::yield_now().await;
-            })
+            spin_until(
+                || mock.is_woken(),
+                STARVATION_LIMIT,
+                "the foreign waker was never woken",
+                || async {
+                    task::yield_now().await;
+                },
+            )
             .await;
             match mock.poll() {
                 Poll::Ready(Ok(3)) => {}
@@ -856,9 +886,14 @@ rt_test! {
         } else {
             // Drive the runtime until the task has completed.
             rt.block_on(async {
-                spin_until(|| mock.is_woken(), STARVATION_LIMIT, "the foreign waker was never woken", || async {
-                    tokiwa::spawn(async {}).await.unwrap();
-                })
+                spin_until(
+                    || mock.is_woken(),
+                    STARVATION_LIMIT,
+                    "the foreign waker was never woken",
+                    || async {
+                        tokiwa::spawn(async {}).await.unwrap();
+                    },
+                )
                 .await;
             });
         }
