@@ -492,6 +492,8 @@ impl<T: 'static> JoinSet<T> {
     pub fn detach_all(&mut self) {
         for entry in self.entries.drain() {
             // Retire the notifier: later wakes of a detached task are no-ops.
+            // (Release pairs with the waker's AcqRel swap; the flag guards
+            // no data of its own, so any ordering would keep this correct.)
             entry.notifier.notified.store(true, Ordering::Release);
             // Dropping the handle detaches the task.
         }
@@ -647,7 +649,8 @@ impl<T: 'static> JoinSet<T> {
             Poll::Pending => Polled::Pending,
             Poll::Ready(res) => {
                 let entry = self.entries.remove(key);
-                // Retire the notifier so a late wake does not queue it.
+                // Retire the notifier so a late wake does not queue it
+                // (ordering as in `detach_all`).
                 entry.notifier.notified.store(true, Ordering::Release);
                 Polled::Ready(entry.handle.id(), res)
             }

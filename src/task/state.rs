@@ -293,6 +293,10 @@ impl State {
     /// Fast path for dropping a `JoinHandle` of a task that never started
     /// and was never waited on.
     pub(crate) fn drop_join_handle_fast(&self) -> Result<(), ()> {
+        // Release on success, as for any reference drop: the handle's
+        // earlier accesses happen-before whoever frees the task. No Acquire:
+        // from `INITIAL` the count goes 3 -> 2, so this never frees. The
+        // failure ordering reads nothing we act on (the slow path reloads).
         self.word
             .compare_exchange(
                 INITIAL,
