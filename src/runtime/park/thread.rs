@@ -8,6 +8,7 @@ use super::condvar::{Parker, Unparker};
 use std::cell::RefCell;
 use std::future::Future;
 use std::pin::pin;
+// `std::task::Wake` is implemented for std's `Arc` only.
 use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 

@@ -25,6 +25,9 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::future::Future;
 use std::pin::pin;
+// std's `Arc` for the handle (see `loom.rs`) and for the `block_on` waker,
+// which `std::task::Wake` requires; its flag is std's too, as nothing in
+// the current-thread scheduler is loom-modelled.
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll, Wake, Waker};
