@@ -293,6 +293,8 @@ impl Builder {
         &mut self,
         local_owner: Option<std::thread::ThreadId>,
     ) -> io::Result<Runtime> {
+        // Recorded for the drivers of the next issues (I/O, timers, paused
+        // clock); no driver reads them yet.
         let _ = (self.enable_io, self.enable_time, self.start_paused);
         let workers = match self.kind {
             Kind::CurrentThread => 0,
