@@ -53,6 +53,28 @@ async fn spin_until<F: std::future::Future<Output = ()>>(
 }
 
 /// Spawns a chain of `depth` tasks, each spawning and awaiting the next.
+/// Spawns a task spinning on `step` until a flag is set, and a task that
+/// sets it: both must finish (the spinner must not starve the setter).
+fn spinner_lets_setter_run<S, F>(rt: &Runtime, limit: u64, what: &'static str, step: S)
+where
+    S: Fn() -> F + Send + 'static,
+    F: Future<Output = ()> + Send,
+{
+    rt.block_on(async {
+        let flag = Arc::new(AtomicBool::new(false));
+        let spinner = tokiwa::spawn({
+            let flag = flag.clone();
+            async move { spin_until(|| flag.load(SeqCst), limit, what, step).await }
+        });
+        let setter = tokiwa::spawn({
+            let flag = flag.clone();
+            async move { flag.store(true, SeqCst) }
+        });
+        spinner.await.unwrap();
+        setter.await.unwrap();
+    });
+}
+
 fn chain(depth: usize) -> Pin<Box<dyn Future<Output = usize> + Send>> {
     Box::pin(async move {
         if depth == 0 {
@@ -269,28 +291,8 @@ rt_test! {
         // A task spinning on `yield_now` until a flag is set must let the
         // task that sets the flag run.
         let rt = rt();
-        rt.block_on(async {
-            let flag = Arc::new(AtomicBool::new(false));
-            let spinner = tokiwa::spawn({
-                let flag = flag.clone();
-                async move {
-                    spin_until(
-                        || flag.load(SeqCst),
-                        STARVATION_LIMIT,
-                        "setter starved by a yield_now loop",
-                        || async {
-                            task::yield_now().await;
-                        },
-                    )
-                    .await;
-                }
-            });
-            let setter = tokiwa::spawn({
-                let flag = flag.clone();
-                async move { flag.store(true, SeqCst) }
-            });
-            spinner.await.unwrap();
-            setter.await.unwrap();
+        spinner_lets_setter_run(&rt, STARVATION_LIMIT, "setter starved by a yield_now loop", || {
+            task::yield_now()
         });
     }
 
@@ -384,28 +386,8 @@ rt_test! {
     fn consume_budget_spinner_does_not_starve_task() {
         // `consume_budget` in a loop yields once the coop budget is spent.
         let rt = rt();
-        rt.block_on(async {
-            let flag = Arc::new(AtomicBool::new(false));
-            let spinner = tokiwa::spawn({
-                let flag = flag.clone();
-                async move {
-                    spin_until(
-                        || flag.load(SeqCst),
-                        100 * STARVATION_LIMIT,
-                        "setter starved by consume_budget",
-                        || async {
-                            task::consume_budget().await;
-                        },
-                    )
-                    .await;
-                }
-            });
-            let setter = tokiwa::spawn({
-                let flag = flag.clone();
-                async move { flag.store(true, SeqCst) }
-            });
-            spinner.await.unwrap();
-            setter.await.unwrap();
+        spinner_lets_setter_run(&rt, 100 * STARVATION_LIMIT, "setter starved by consume_budget", || {
+            task::consume_budget()
         });
     }
 
