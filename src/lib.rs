@@ -48,6 +48,9 @@ pub use task::spawn;
 
 pub mod io;
 
+#[cfg(feature = "time")]
+pub mod time;
+
 #[cfg(feature = "sync")]
 pub mod sync {
     //! Synchronisation primitives for use in asynchronous contexts.

@@ -94,23 +94,22 @@ impl Builder {
         self
     }
 
-    /// Enables the I/O driver. Accepted for tokio compatibility; the I/O
-    /// drivers arrive with tokiwa's networking.
+    /// Enables the I/O driver: one epoll instance per worker, each waited
+    /// on by a poll thread (see `runtime/driver/epoll.rs`).
     pub fn enable_io(&mut self) -> &mut Self {
         self.enable_io = true;
         self
     }
 
-    /// Enables the time driver. Accepted for tokio compatibility; timers
-    /// arrive with tokiwa's `time` module.
+    /// Enables the time driver: one timing wheel per worker.
     pub fn enable_time(&mut self) -> &mut Self {
         self.enable_time = true;
         self
     }
 
-    /// Starts the runtime's clock paused (tokio's `test-util`). Accepted so
-    /// that `#[tokio::test(start_paused = true)]` compiles; the paused clock
-    /// arrives with tokiwa's `time` module.
+    /// Starts the runtime's clock paused (tokio's `test-util`): time only
+    /// moves through `time::advance` or auto-advance when the runtime has
+    /// nothing else to do. Only for current-thread runtimes, as in tokio.
     #[cfg(feature = "test-util")]
     pub fn start_paused(&mut self, start_paused: bool) -> &mut Self {
         self.start_paused = start_paused;
@@ -293,9 +292,12 @@ impl Builder {
         &mut self,
         local_owner: Option<std::thread::ThreadId>,
     ) -> io::Result<Runtime> {
-        // Recorded for the drivers of the next issues (I/O, timers, paused
-        // clock); no driver reads them yet.
-        let _ = (self.enable_io, self.enable_time, self.start_paused);
+        let driver_config = super::driver::Config {
+            enable_io: self.enable_io,
+            enable_time: self.enable_time,
+            start_paused: self.start_paused,
+        };
+        let thread_name = (self.thread_name)();
         let workers = match self.kind {
             Kind::CurrentThread => 0,
             #[cfg(feature = "rt-multi-thread")]
@@ -327,17 +329,27 @@ impl Builder {
         };
         let spawner = pool.spawner().clone();
         let handle = match self.kind {
-            Kind::CurrentThread => scheduler::Handle::CurrentThread(
-                scheduler::current_thread::Handle::new(config, spawner),
-            ),
+            Kind::CurrentThread => {
+                scheduler::Handle::CurrentThread(scheduler::current_thread::Handle::new(
+                    config,
+                    spawner,
+                    &driver_config,
+                    &thread_name,
+                )?)
+            }
             #[cfg(feature = "rt-multi-thread")]
             Kind::MultiThread => {
                 let shards = self
                     .injection_queue_shards
                     .unwrap_or_else(|| scheduler::inject::default_shards(workers));
                 scheduler::Handle::MultiThread(scheduler::multi_thread::launch(
-                    workers, shards, config, spawner,
-                ))
+                    workers,
+                    shards,
+                    config,
+                    spawner,
+                    &driver_config,
+                    &thread_name,
+                )?)
             }
         };
         Ok(Runtime::from_parts(Handle { inner: handle }, pool))

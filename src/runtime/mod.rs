@@ -6,11 +6,14 @@
 //! * `scheduler/`: the multi-thread work-stealing scheduler and the
 //!   current-thread scheduler.
 //! * `park/`: how an idle worker sleeps and is woken (the driver slot).
+//! * `driver/`: the I/O driver (epoll per worker, poll threads) and the
+//!   bridge from a worker's park slot to its reactor and timers.
 //! * `blocking/`: the blocking pool.
 pub(crate) mod blocking;
 mod builder;
 pub(crate) mod config;
 pub(crate) mod context;
+pub(crate) mod driver;
 mod handle;
 mod local_runtime;
 mod metrics;

@@ -107,6 +107,9 @@ impl Runtime {
             scheduler::Handle::MultiThread(h) => h.shutdown(),
         }
         self.pool.shutdown(timeout);
+        // Normally done by the scheduler once its tasks are dropped; this
+        // covers a shutdown that timed out with workers still busy.
+        self.handle.inner.driver().shutdown();
     }
 }
 

@@ -48,17 +48,15 @@ impl Parker {
     }
 
     /// Blocks until unparked or until `timeout` passes (`None`: no limit).
-    /// `Some(Duration::ZERO)` only consumes a pending token.
-    pub(crate) fn park(&mut self, timeout: Option<Duration>) {
+    /// `Some(Duration::ZERO)` only consumes a pending token. Returns whether
+    /// an unpark token was consumed (`false`: timed out or spurious).
+    pub(crate) fn park(&mut self, timeout: Option<Duration>) -> bool {
         self.inner.park(timeout)
     }
-
-    /// Reaps driver events without blocking. The condvar has none.
-    pub(crate) fn maintain(&mut self) {}
 }
 
 impl Inner {
-    fn park(&self, timeout: Option<Duration>) {
+    fn park(&self, timeout: Option<Duration>) -> bool {
         // A token from an earlier `unpark`: consume it and return. SeqCst on
         // every access of `state`: it is the flag half of the announce /
         // re-check handshake with `unpark`.
@@ -67,10 +65,10 @@ impl Inner {
             .compare_exchange(NOTIFIED, EMPTY, SeqCst, SeqCst)
             .is_ok()
         {
-            return;
+            return true;
         }
         if timeout == Some(Duration::ZERO) {
-            return;
+            return false;
         }
 
         let mut guard = self.mutex.lock().unwrap();
@@ -79,7 +77,7 @@ impl Inner {
             Err(NOTIFIED) => {
                 // Raced with `unpark`: take the token.
                 self.state.swap(EMPTY, SeqCst);
-                return;
+                return true;
             }
             Err(actual) => panic!("inconsistent park state: {actual}"),
         }
@@ -92,7 +90,7 @@ impl Inner {
                     .compare_exchange(NOTIFIED, EMPTY, SeqCst, SeqCst)
                     .is_ok()
                 {
-                    return;
+                    return true;
                 }
                 // Spurious wakeup: wait again.
             },
@@ -101,7 +99,7 @@ impl Inner {
                 // Woken, timed out or spurious: leave `PARKED` either way; a
                 // token that arrived meanwhile is consumed (the caller
                 // re-checks its queues after every return).
-                self.state.swap(EMPTY, SeqCst);
+                self.state.swap(EMPTY, SeqCst) == NOTIFIED
             }
         }
     }

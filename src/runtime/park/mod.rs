@@ -11,15 +11,15 @@
 //!   the next `park` return at once. Spurious returns are allowed; the
 //!   scheduler re-checks its queues after every return.
 //! * [`Unparker`] is cheap to clone and usable from any thread.
-//! * [`Parker::maintain`] lets a busy worker reap its driver's events
-//!   without blocking (every `event_interval` ticks).
+//! * `park` reports whether it consumed an unpark token, which the paused
+//!   clock uses to tell "something woke the runtime" from "nothing to do".
 //!
-//! In this issue the primitive is a mutex and condition variable
-//! (`condvar.rs`). The legacy driver (an epoll instance waited on by a poll
-//! thread that signals this same condvar) and the io_uring driver (the
-//! worker blocks in `submit_and_wait`, woken through an eventfd) plug in
-//! behind the same three operations, so the protocol above them does not
-//! change.
+//! The legacy primitive is a mutex and condition variable (`condvar.rs`):
+//! the legacy driver's poll threads (`runtime/driver/epoll.rs`) wake
+//! workers through it, and a parked worker waits on it with a timeout for
+//! its next timer (`runtime/driver/mod.rs`). The io_uring driver (the
+//! worker blocks in `submit_and_wait`, woken through an eventfd) plugs in
+//! behind the same operations, so the protocol above them does not change.
 //!
 //! `thread.rs` holds the separate parker of a thread that blocks on a
 //! future outside any worker (`Runtime::block_on` on a multi-thread runtime,

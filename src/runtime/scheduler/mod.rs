@@ -48,6 +48,26 @@ impl Handle {
         }
     }
 
+    /// The runtime's drivers.
+    pub(crate) fn driver(&self) -> &crate::runtime::driver::Handle {
+        match self {
+            Handle::CurrentThread(h) => &h.driver,
+            Handle::MultiThread(h) => &h.driver,
+        }
+    }
+
+    /// The current handle, for a resource about to register with the I/O
+    /// driver; panics with tokio's reactor message outside a runtime.
+    #[track_caller]
+    pub(crate) fn current_for_io() -> Handle {
+        match context::with_current(Handle::clone) {
+            Ok(handle) => handle,
+            Err(_) => panic!(
+                "there is no reactor running, must be called from the context of a Tokio 1.x runtime"
+            ),
+        }
+    }
+
     pub(crate) fn config(&self) -> &crate::runtime::config::Config {
         match self {
             Handle::CurrentThread(h) => &h.config,

@@ -17,6 +17,7 @@ use crate::loom::sync::Mutex;
 use crate::runtime::blocking::Spawner;
 use crate::runtime::config::Config;
 use crate::runtime::context;
+use crate::runtime::driver;
 use crate::runtime::park::{thread as park_thread, Parker, Unparker};
 use crate::runtime::scheduler::{self, multi_thread::worker::WorkerMetrics};
 use crate::task::{coop, Id, JoinHandle, LocalOwnedTasks, Notified, OwnedTasks, Schedule, Task};
@@ -52,6 +53,8 @@ pub(crate) struct Handle {
     core: Mutex<Option<Box<Core>>>,
     core_waiters: Mutex<Vec<Waker>>,
     pub(crate) metrics: WorkerMetrics,
+    /// One reactor and one timer wheel, driven by the `block_on` thread.
+    pub(crate) driver: driver::Handle,
 }
 
 /// The waker of the `block_on` future: sets a flag and unparks the driver.
@@ -93,10 +96,17 @@ pub(crate) struct Context {
 }
 
 impl Handle {
-    pub(crate) fn new(config: Config, blocking_spawner: Spawner) -> Arc<Handle> {
+    pub(crate) fn new(
+        config: Config,
+        blocking_spawner: Spawner,
+        driver_config: &driver::Config,
+        thread_name: &str,
+    ) -> std::io::Result<Arc<Handle>> {
         let park = Parker::new();
         let unpark = park.unparker();
-        Arc::new(Handle {
+        let driver =
+            driver::Handle::new(driver_config, std::slice::from_ref(&unpark), thread_name)?;
+        Ok(Arc::new(Handle {
             inject: Mutex::new(Some(VecDeque::new())),
             inject_len: AtomicUsize::new(0),
             owned: OwnedTasks::new(1),
@@ -119,7 +129,8 @@ impl Handle {
             }))),
             core_waiters: Mutex::new(Vec::new()),
             metrics: WorkerMetrics::default(),
-        })
+            driver,
+        }))
     }
 
     pub(crate) fn spawn<F>(self: &Arc<Self>, future: F, id: Id) -> JoinHandle<F::Output>
@@ -336,6 +347,11 @@ impl Handle {
     }
 
     fn park(&self, cx: &Context, timeout: Option<std::time::Duration>) {
+        if timeout.is_none() {
+            // Timers due now run before sleeping (the core stays in the
+            // context, so what they wake goes to the local queue).
+            self.driver.process_timers(0);
+        }
         let mut park = {
             let mut slot = cx.core.borrow_mut();
             let core = slot.as_mut().expect("core missing");
@@ -360,10 +376,13 @@ impl Handle {
                 f();
             }
         }
-        if timeout == Some(std::time::Duration::ZERO) {
-            park.maintain();
+        if idle {
+            self.driver.park(0, &mut park);
+            self.driver.process_timers(0);
+        } else {
+            self.driver.maintain(0);
+            park.park(timeout);
         }
-        park.park(timeout);
         if idle {
             if let Some(f) = &self.config.after_unpark {
                 f();
@@ -412,6 +431,8 @@ impl Handle {
         // list; drop any notification they left.
         core.tasks.clear();
         drop(core);
+        // The tasks and their resources are gone: stop the drivers.
+        self.driver.shutdown();
     }
 
     /// Live tasks, in both lists.

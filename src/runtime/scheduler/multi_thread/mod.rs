@@ -9,6 +9,7 @@ pub(crate) mod worker;
 use crate::loom::sync::Mutex;
 use crate::runtime::blocking::Spawner;
 use crate::runtime::config::Config;
+use crate::runtime::driver;
 use crate::runtime::park::Parker;
 use crate::runtime::scheduler;
 use crate::task::{Id, JoinHandle, Notified, Schedule, Task};
@@ -26,26 +27,33 @@ pub(crate) struct Handle {
     pub(crate) shared: worker::Shared,
     pub(crate) config: Config,
     pub(crate) blocking_spawner: Spawner,
+    /// Worker `i` owns reactor `i` and timer wheel `i`.
+    pub(crate) driver: driver::Handle,
 }
 
-/// Starts the workers; returns the handle.
+/// Creates the drivers, starts the workers; returns the handle.
 pub(crate) fn launch(
     num_workers: usize,
     shards: usize,
     config: Config,
     blocking_spawner: Spawner,
-) -> Arc<Handle> {
-    let parkers = (0..num_workers).map(|_| Parker::new()).collect();
+    driver_config: &driver::Config,
+    thread_name: &str,
+) -> std::io::Result<Arc<Handle>> {
+    let parkers: Vec<Parker> = (0..num_workers).map(|_| Parker::new()).collect();
+    let unparkers: Vec<_> = parkers.iter().map(Parker::unparker).collect();
+    let driver = driver::Handle::new(driver_config, &unparkers, thread_name)?;
     let (shared, cores) = worker::Shared::new(num_workers, shards, parkers);
     let handle = Arc::new(Handle {
         shared,
         config,
         blocking_spawner,
+        driver,
     });
     for core in cores {
         handle.spawn_worker_thread(core);
     }
-    handle
+    Ok(handle)
 }
 
 impl Handle {

@@ -265,10 +265,11 @@ impl Context {
 
     /// Reaps the driver without blocking, checks for shutdown, publishes
     /// statistics.
-    fn maintenance(&self, mut core: Box<Core>) -> Box<Core> {
-        if let Some(park) = core.park.as_mut() {
-            park.maintain();
-        }
+    fn maintenance(&self, core: Box<Core>) -> Box<Core> {
+        let index = core.index;
+        let mut core = self.with_core_in_context(core, || {
+            self.handle.driver.maintain(index);
+        });
         core.publish_stats(&self.handle);
         if self.handle.shared.inject.is_closed() {
             core.is_shutdown = true;
@@ -276,8 +277,30 @@ impl Context {
         core
     }
 
+    /// Runs `f` (which may wake tasks) with the core back in the context,
+    /// so the tasks it wakes go to this worker's own queue.
+    fn with_core_in_context(&self, core: Box<Core>, f: impl FnOnce()) -> Box<Core> {
+        *self.core.borrow_mut() = Some(core);
+        f();
+        self.core.borrow_mut().take().expect("core missing")
+    }
+
+    /// Fires this worker's expired timers; returns the core.
+    fn process_timers(&self, core: Box<Core>) -> Box<Core> {
+        let index = core.index;
+        self.with_core_in_context(core, || {
+            self.handle.driver.process_timers(index);
+        })
+    }
+
     /// Parks through the idle protocol; returns when there may be work.
+    /// Expired timers are fired before and after, so the worker neither
+    /// sleeps with a due timer nor leaves one unfired when it wakes.
     fn park(&self, mut core: Box<Core>) -> Box<Core> {
+        core = self.process_timers(core);
+        if core.lifo_slot.is_some() || !core.run_queue.is_empty() {
+            return core;
+        }
         let handle = &*self.handle;
         let shared = &handle.shared;
         if let Some(f) = &handle.config.before_park {
@@ -297,7 +320,7 @@ impl Context {
             // visible while it sleeps (parking is rare: the atomic is
             // cheap here).
             metrics.park_count.fetch_add(1, Relaxed);
-            park.park(None);
+            handle.driver.park(index, &mut park);
             metrics.park_unpark_count.fetch_add(1, Relaxed);
         };
         let outcome = shared
@@ -305,6 +328,7 @@ impl Context {
             .park_worker(index, core.is_searching, has_work, block);
         core.park = Some(park);
         core.is_searching = outcome.searching;
+        core = self.process_timers(core);
         core.publish_stats(handle);
         if shared.inject.is_closed() {
             core.is_shutdown = true;
@@ -509,6 +533,9 @@ impl Handle {
         // closed list; this catches any the list closed behind.
         self.shared.owned.close_and_shutdown_all(0);
         cores.clear();
+        drop(cores);
+        // The tasks and their resources are gone: stop the drivers.
+        self.driver.shutdown();
     }
 
     /// Schedules a task from anywhere.

@@ -1,0 +1,131 @@
+//! `PollEvented`: a non-blocking descriptor plus its registration, the
+//! building block of every socket type in `net`.
+//!
+//! It owns the I/O object `E` (a std or socket2 socket in non-blocking
+//! mode) and its [`Registration`]. Reads and writes go through `&E`'s
+//! `Read`/`Write`, retried after each `WouldBlock` once the driver reports
+//! readiness again. On drop the descriptor is deregistered from the epoll
+//! set *before* `E` closes it.
+use crate::io::{Interest, ReadBuf};
+use crate::runtime::driver::registration::Registration;
+use crate::runtime::driver::scheduled_io::Direction;
+use std::io::{self, Read, Write};
+use std::os::fd::AsRawFd;
+use std::task::{ready, Context, Poll};
+
+pub(crate) struct PollEvented<E: AsRawFd> {
+    io: Option<E>,
+    registration: Registration,
+}
+
+impl<E: AsRawFd> PollEvented<E> {
+    /// Registers `io` (already non-blocking) for reading and writing.
+    #[track_caller]
+    pub(crate) fn new(io: E) -> io::Result<Self> {
+        Self::new_with_interest(io, Interest::READABLE | Interest::WRITABLE)
+    }
+
+    #[track_caller]
+    pub(crate) fn new_with_interest(io: E, interest: Interest) -> io::Result<Self> {
+        let registration = Registration::new(io.as_raw_fd(), interest)?;
+        Ok(PollEvented {
+            io: Some(io),
+            registration,
+        })
+    }
+
+    pub(crate) fn registration(&self) -> &Registration {
+        &self.registration
+    }
+
+    /// Deregisters and returns the I/O object (still non-blocking).
+    pub(crate) fn into_inner(mut self) -> io::Result<E> {
+        let io = self.io.take().expect("I/O object present until drop");
+        self.registration.deregister(io.as_raw_fd())?;
+        Ok(io)
+    }
+
+    /// Reads into `buf` once readable. A short read clears readiness
+    /// without another syscall: for the stream sockets this serves, it
+    /// means the receive queue was drained.
+    pub(crate) fn poll_read<'a>(
+        &'a self,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>>
+    where
+        &'a E: Read,
+    {
+        loop {
+            let event = ready!(self.registration.poll_read_ready(cx))?;
+            let unfilled = buf.initialize_unfilled();
+            let len = unfilled.len();
+            match self.get_ref().read(unfilled) {
+                Ok(n) => {
+                    if n > 0 && n < len {
+                        self.registration.clear_readiness(event);
+                    }
+                    buf.advance(n);
+                    return Poll::Ready(Ok(()));
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.registration.clear_readiness(event);
+                }
+                Err(e) => return Poll::Ready(Err(e)),
+            }
+        }
+    }
+
+    pub(crate) fn poll_write<'a>(
+        &'a self,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>>
+    where
+        &'a E: Write,
+    {
+        self.registration
+            .poll_io(cx, Direction::Write, || self.get_ref().write(buf))
+    }
+
+    pub(crate) fn poll_write_vectored<'a>(
+        &'a self,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>>
+    where
+        &'a E: Write,
+    {
+        self.registration
+            .poll_io(cx, Direction::Write, || self.get_ref().write_vectored(bufs))
+    }
+
+    pub(crate) fn get_ref(&self) -> &E {
+        self.io.as_ref().expect("I/O object present until drop")
+    }
+}
+
+impl<E: AsRawFd> std::ops::Deref for PollEvented<E> {
+    type Target = E;
+    fn deref(&self) -> &E {
+        self.get_ref()
+    }
+}
+
+impl<E: AsRawFd> Drop for PollEvented<E> {
+    fn drop(&mut self) {
+        if let Some(io) = self.io.take() {
+            // Deregister before `io` closes the descriptor, so a new
+            // resource reusing the number starts clean. An error here (the
+            // descriptor was already removed) changes nothing.
+            let _ = self.registration.deregister(io.as_raw_fd());
+            drop(io);
+        }
+    }
+}
+
+impl<E: AsRawFd + std::fmt::Debug> std::fmt::Debug for PollEvented<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PollEvented").field("io", &self.io).finish()
+    }
+}

@@ -1,0 +1,315 @@
+//! The legacy driver: one epoll instance per worker, waited on by a poll
+//! thread.
+//!
+//! **Threads.** Each worker owns a [`Reactor`]: an epoll descriptor, the
+//! registry of the resources registered with it, and a *poll thread* that
+//! blocks in `epoll_wait` on it. When events arrive, the poll thread sets
+//! the resources' readiness and wakes their tasks; a woken task is
+//! scheduled through the runtime's injection side, which unparks an idle
+//! worker through its condition variable (`runtime/park/condvar.rs`). A
+//! busy worker may also reap its own epoll without blocking
+//! (`Reactor::reap`, every `event_interval` ticks), so under load
+//! readiness reaches the worker that owns the resource without a thread
+//! hop; the poll thread stays the only thread that *waits* on the epoll.
+//!
+//! **Tokens and stale events.** A registration's epoll token is its slot
+//! in the registry plus a generation (`index | generation << 32`). Events
+//! are resolved under the registry lock, so an event that was already in
+//! flight when its resource deregistered finds an empty slot or a newer
+//! generation and is dropped: it can never reach a later resource that
+//! reuses the slot, nor freed memory.
+//!
+//! **Deregistration** (`EPOLL_CTL_DEL`) happens in the resource's `Drop`,
+//! before its descriptor is closed, so a later resource that gets the same
+//! descriptor number starts from a clean registration.
+//!
+//! **Edge-triggered.** Every registration uses `EPOLLET`: the kernel
+//! reports each transition once, and readiness is cleared only when an
+//! operation returns `WouldBlock` (see `scheduled_io.rs`).
+use super::scheduled_io::{shutdown_error, ScheduledIo};
+use crate::io::{Interest, Ready};
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+// The driver is not loom-modelled (there is no epoll under loom): its
+// locks, flags and thread are std's.
+use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+use std::sync::{Arc, Mutex};
+use std::task::Waker;
+
+/// The token of the eventfd that stops the poll thread.
+const STOP_TOKEN: u64 = u64::MAX;
+/// Events fetched per `epoll_wait`.
+const EVENTS_PER_WAIT: usize = 1024;
+
+pub(crate) struct Reactor {
+    epfd: OwnedFd,
+    /// Written at shutdown to wake the poll thread.
+    stop_fd: OwnedFd,
+    stopping: AtomicBool,
+    registry: Mutex<Registry>,
+    poll_thread: Mutex<Option<std::thread::JoinHandle<()>>>,
+    /// The worker's non-blocking reap buffer (`try_lock`: only the owning
+    /// worker reaps; a concurrent attempt simply skips).
+    reap_buffer: Mutex<Events>,
+}
+
+struct Registry {
+    slots: slab::Slab<Slot>,
+    next_generation: u32,
+    is_shutdown: bool,
+}
+
+struct Slot {
+    generation: u32,
+    io: Arc<ScheduledIo>,
+}
+
+struct Events(Vec<libc::epoll_event>);
+
+impl Events {
+    fn new() -> Events {
+        Events(vec![
+            libc::epoll_event { events: 0, u64: 0 };
+            EVENTS_PER_WAIT
+        ])
+    }
+}
+
+fn cvt(ret: libc::c_int) -> io::Result<libc::c_int> {
+    if ret < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(ret)
+    }
+}
+
+impl Reactor {
+    /// Creates the epoll instance and starts its poll thread, named `name`.
+    pub(crate) fn new(name: String) -> io::Result<Arc<Reactor>> {
+        // SAFETY: plain syscalls; each returned descriptor is checked and
+        // then owned by exactly one `OwnedFd`.
+        let epfd = unsafe { OwnedFd::from_raw_fd(cvt(libc::epoll_create1(libc::EPOLL_CLOEXEC))?) };
+        // SAFETY: as above.
+        let stop_fd = unsafe {
+            OwnedFd::from_raw_fd(cvt(libc::eventfd(
+                0,
+                libc::EFD_CLOEXEC | libc::EFD_NONBLOCK,
+            ))?)
+        };
+        let mut event = libc::epoll_event {
+            events: libc::EPOLLIN as u32,
+            u64: STOP_TOKEN,
+        };
+        // SAFETY: both descriptors are open; `event` outlives the call.
+        cvt(unsafe {
+            libc::epoll_ctl(
+                epfd.as_raw_fd(),
+                libc::EPOLL_CTL_ADD,
+                stop_fd.as_raw_fd(),
+                &mut event,
+            )
+        })?;
+        let reactor = Arc::new(Reactor {
+            epfd,
+            stop_fd,
+            stopping: AtomicBool::new(false),
+            registry: Mutex::new(Registry {
+                slots: slab::Slab::new(),
+                next_generation: 0,
+                is_shutdown: false,
+            }),
+            poll_thread: Mutex::new(None),
+            reap_buffer: Mutex::new(Events::new()),
+        });
+        let poller = reactor.clone();
+        let thread = std::thread::Builder::new()
+            .name(name)
+            .spawn(move || poller.poll_loop())?;
+        *reactor.poll_thread.lock().unwrap() = Some(thread);
+        Ok(reactor)
+    }
+
+    /// Registers `fd` for `interest`; returns its shared state and token.
+    pub(crate) fn register(
+        &self,
+        fd: RawFd,
+        interest: Interest,
+    ) -> io::Result<(Arc<ScheduledIo>, u64)> {
+        let mut registry = self.registry.lock().unwrap();
+        if registry.is_shutdown {
+            return Err(shutdown_error());
+        }
+        let generation = registry.next_generation;
+        registry.next_generation = generation.wrapping_add(1);
+        let io = Arc::new(ScheduledIo::new());
+        let entry = registry.slots.vacant_entry();
+        let token = entry.key() as u64 | (generation as u64) << 32;
+        let mut event = libc::epoll_event {
+            events: interest.to_epoll(),
+            u64: token,
+        };
+        // SAFETY: `fd` is open (the caller owns it) and `event` outlives the
+        // call. Done under the lock so the token is in the registry before
+        // any event for it can be resolved.
+        cvt(unsafe {
+            libc::epoll_ctl(self.epfd.as_raw_fd(), libc::EPOLL_CTL_ADD, fd, &mut event)
+        })?;
+        entry.insert(Slot {
+            generation,
+            io: io.clone(),
+        });
+        Ok((io, token))
+    }
+
+    /// Removes `fd` from the epoll set. Called before the descriptor is
+    /// closed.
+    pub(crate) fn deregister(&self, fd: RawFd) -> io::Result<()> {
+        // SAFETY: `fd` is still open (the caller closes it afterwards); a
+        // null event pointer is allowed for `EPOLL_CTL_DEL`.
+        cvt(unsafe {
+            libc::epoll_ctl(
+                self.epfd.as_raw_fd(),
+                libc::EPOLL_CTL_DEL,
+                fd,
+                std::ptr::null_mut(),
+            )
+        })?;
+        Ok(())
+    }
+
+    /// Frees the registry slot of `token`; events still in flight for it
+    /// are dropped from now on.
+    pub(crate) fn release(&self, token: u64) {
+        let mut registry = self.registry.lock().unwrap();
+        let index = (token & 0xffff_ffff) as usize;
+        if registry
+            .slots
+            .get(index)
+            .is_some_and(|slot| u64::from(slot.generation) == token >> 32)
+        {
+            registry.slots.remove(index);
+        }
+    }
+
+    /// The poll thread: wait, dispatch, repeat until stopped.
+    fn poll_loop(&self) {
+        let mut events = Events::new();
+        let mut wakers = Vec::new();
+        loop {
+            let n = match self.wait(&mut events, -1) {
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                // Only programming errors (bad descriptor or buffer) can
+                // land here: a silent exit would strand every waiter.
+                Err(e) => panic!("tokiwa poll thread: epoll_wait failed: {e}"),
+            };
+            self.dispatch(&events.0[..n], &mut wakers);
+            for waker in wakers.drain(..) {
+                waker.wake();
+            }
+            if self.stopping.load(SeqCst) {
+                return;
+            }
+        }
+    }
+
+    /// Reaps ready events without blocking, on the worker's thread, so its
+    /// wakeups are scheduled locally. Returns how many events were seen.
+    pub(crate) fn reap(&self) -> usize {
+        let Ok(mut events) = self.reap_buffer.try_lock() else {
+            return 0;
+        };
+        let n = match self.wait(&mut events, 0) {
+            Ok(n) => n,
+            Err(_) => return 0,
+        };
+        let mut wakers = Vec::new();
+        self.dispatch(&events.0[..n], &mut wakers);
+        drop(events);
+        for waker in wakers {
+            waker.wake();
+        }
+        n
+    }
+
+    fn wait(&self, events: &mut Events, timeout_ms: libc::c_int) -> io::Result<usize> {
+        // SAFETY: the buffer holds `len` initialised events and outlives the
+        // call; the kernel writes at most `len` of them.
+        let n = cvt(unsafe {
+            libc::epoll_wait(
+                self.epfd.as_raw_fd(),
+                events.0.as_mut_ptr(),
+                events.0.len() as libc::c_int,
+                timeout_ms,
+            )
+        })?;
+        Ok(n as usize)
+    }
+
+    /// Resolves tokens, sets readiness and collects the wakers to call.
+    fn dispatch(&self, events: &[libc::epoll_event], wakers: &mut Vec<Waker>) {
+        if events.is_empty() {
+            return;
+        }
+        let registry = self.registry.lock().unwrap();
+        for event in events {
+            let token = event.u64;
+            if token == STOP_TOKEN {
+                continue;
+            }
+            let index = (token & 0xffff_ffff) as usize;
+            let Some(slot) = registry.slots.get(index) else {
+                continue;
+            };
+            if u64::from(slot.generation) != token >> 32 {
+                continue;
+            }
+            let ready = Ready::from_epoll(event.events);
+            slot.io.set_readiness(ready);
+            slot.io.take_wakers(ready, wakers);
+        }
+    }
+
+    /// Runtime shutdown: stops the poll thread and fails every registered
+    /// resource's waiters with the shutdown error.
+    pub(crate) fn shutdown(&self) {
+        self.stopping.store(true, SeqCst);
+        let one: u64 = 1;
+        // SAFETY: `stop_fd` is an open eventfd and `one` is 8 readable
+        // bytes. `EAGAIN` (counter saturated) means it is readable already,
+        // which is all the poll thread needs.
+        let _ = unsafe {
+            libc::write(
+                self.stop_fd.as_raw_fd(),
+                (&one as *const u64).cast(),
+                std::mem::size_of::<u64>(),
+            )
+        };
+        let thread = self.poll_thread.lock().unwrap().take();
+        if let Some(thread) = thread {
+            if thread.thread().id() != std::thread::current().id() {
+                let _ = thread.join();
+            }
+        }
+        let ios: Vec<Arc<ScheduledIo>> = {
+            let mut registry = self.registry.lock().unwrap();
+            registry.is_shutdown = true;
+            registry
+                .slots
+                .iter()
+                .map(|(_, slot)| slot.io.clone())
+                .collect()
+        };
+        for io in ios {
+            io.shutdown();
+        }
+    }
+}
+
+impl std::fmt::Debug for Reactor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reactor")
+            .field("epfd", &self.epfd.as_raw_fd())
+            .finish_non_exhaustive()
+    }
+}

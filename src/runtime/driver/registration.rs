@@ -1,0 +1,160 @@
+//! `Registration`: a descriptor registered with one worker's reactor, and
+//! the readiness operations every I/O type is built from.
+//!
+//! The I/O types (`PollEvented`, `AsyncFd`) own the descriptor; the
+//! registration owns its slot in the reactor. Their `Drop` calls
+//! [`Registration::deregister`] before closing the descriptor; dropping the
+//! registration then frees the slot.
+use super::epoll::Reactor;
+use super::scheduled_io::{shutdown_error, Direction, ReadyEvent, ScheduledIo};
+use crate::io::Interest;
+use crate::runtime::scheduler;
+use crate::task::coop;
+use std::io;
+use std::os::fd::RawFd;
+use std::sync::Arc;
+use std::task::{ready, Context, Poll};
+
+#[derive(Debug)]
+pub(crate) struct Registration {
+    reactor: Arc<Reactor>,
+    shared: Arc<ScheduledIo>,
+    token: u64,
+}
+
+impl Registration {
+    /// Registers `fd` with the current runtime: with the reactor of the
+    /// worker this runs on, or one chosen round-robin off the workers.
+    ///
+    /// # Panics
+    ///
+    /// Outside a runtime, or on one built without `enable_io`, with
+    /// tokio's messages.
+    #[track_caller]
+    pub(crate) fn new(fd: RawFd, interest: Interest) -> io::Result<Registration> {
+        let handle = scheduler::Handle::current_for_io();
+        Registration::new_with_handle(fd, interest, &handle)
+    }
+
+    #[track_caller]
+    pub(crate) fn new_with_handle(
+        fd: RawFd,
+        interest: Interest,
+        handle: &scheduler::Handle,
+    ) -> io::Result<Registration> {
+        let reactor = handle.driver().io().reactor_for_current().clone();
+        let (shared, token) = reactor.register(fd, interest)?;
+        Ok(Registration {
+            reactor,
+            shared,
+            token,
+        })
+    }
+
+    /// Removes the descriptor from the reactor; call before closing it.
+    pub(crate) fn deregister(&self, fd: RawFd) -> io::Result<()> {
+        self.reactor.deregister(fd)
+    }
+
+    pub(crate) fn clear_readiness(&self, event: ReadyEvent) {
+        self.shared.clear_readiness(event);
+    }
+
+    pub(crate) fn poll_read_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<ReadyEvent>> {
+        self.poll_ready(cx, Direction::Read)
+    }
+
+    pub(crate) fn poll_write_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<ReadyEvent>> {
+        self.poll_ready(cx, Direction::Write)
+    }
+
+    /// Ready in `direction`, or the task's waker is stored. Spends one unit
+    /// of the task's cooperative budget.
+    pub(crate) fn poll_ready(
+        &self,
+        cx: &mut Context<'_>,
+        direction: Direction,
+    ) -> Poll<io::Result<ReadyEvent>> {
+        let coop = ready!(coop::poll_proceed(cx));
+        let event = ready!(self.shared.poll_readiness(cx, direction));
+        if event.is_shutdown {
+            return Poll::Ready(Err(shutdown_error()));
+        }
+        coop.made_progress();
+        Poll::Ready(Ok(event))
+    }
+
+    /// Runs `f` once the resource is ready in `direction`, retrying after
+    /// each `WouldBlock` (which clears the readiness it observed).
+    pub(crate) fn poll_io<R>(
+        &self,
+        cx: &mut Context<'_>,
+        direction: Direction,
+        mut f: impl FnMut() -> io::Result<R>,
+    ) -> Poll<io::Result<R>> {
+        loop {
+            let event = ready!(self.poll_ready(cx, direction))?;
+            match f() {
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => self.clear_readiness(event),
+                result => return Poll::Ready(result),
+            }
+        }
+    }
+
+    /// Runs `f` if the resource is ready for `interest` now; `WouldBlock`
+    /// otherwise (and when `f` returns it, clearing that readiness).
+    pub(crate) fn try_io<R>(
+        &self,
+        interest: Interest,
+        f: impl FnOnce() -> io::Result<R>,
+    ) -> io::Result<R> {
+        let event = self.shared.ready_event(interest);
+        if event.is_shutdown {
+            return Err(shutdown_error());
+        }
+        if event.ready.is_empty() {
+            return Err(io::ErrorKind::WouldBlock.into());
+        }
+        let result = f();
+        if let Err(e) = &result {
+            if e.kind() == io::ErrorKind::WouldBlock {
+                self.clear_readiness(event);
+            }
+        }
+        result
+    }
+
+    /// Waits until the resource is ready for `interest`.
+    pub(crate) async fn readiness(&self, interest: Interest) -> io::Result<ReadyEvent> {
+        let event = self.shared.readiness(interest).await;
+        if event.is_shutdown {
+            return Err(shutdown_error());
+        }
+        Ok(event)
+    }
+
+    /// Waits for `interest` and runs `f`, until `f` returns something other
+    /// than `WouldBlock`.
+    pub(crate) async fn async_io<R>(
+        &self,
+        interest: Interest,
+        mut f: impl FnMut() -> io::Result<R>,
+    ) -> io::Result<R> {
+        loop {
+            let event = self.readiness(interest).await?;
+            match f() {
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => self.clear_readiness(event),
+                result => return result,
+            }
+        }
+    }
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        // Nothing can wait on a dropped resource; drop the stored wakers so
+        // their tasks are not kept alive by the reactor, then free the slot.
+        self.shared.clear_wakers();
+        self.reactor.release(self.token);
+    }
+}

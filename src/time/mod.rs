@@ -1,0 +1,2 @@
+//! Utilities for tracking time (tokio's `time` module).
+pub(crate) mod driver;
