@@ -6,10 +6,20 @@
 //! here implements them for every library written against tokio.
 pub use tokio::io::*;
 
+#[cfg(tokiwa_io_driver)]
+mod async_fd;
 mod interest;
 #[cfg(tokiwa_io_driver)]
 pub(crate) mod poll_evented;
 mod ready;
+
+/// Unix-specific I/O: readiness-based access to any file descriptor.
+#[cfg(tokiwa_io_driver)]
+pub mod unix {
+    pub use super::async_fd::{
+        AsyncFd, AsyncFdReadyGuard, AsyncFdReadyMutGuard, AsyncFdTryNewError, TryIoError,
+    };
+}
 
 pub use interest::Interest;
 pub use ready::Ready;

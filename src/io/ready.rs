@@ -69,10 +69,6 @@ impl Ready {
         self.0 & ERROR != 0
     }
 
-    pub(crate) fn contains(self, other: Ready) -> bool {
-        self.0 & other.0 == other.0
-    }
-
     pub(crate) const fn as_usize(self) -> usize {
         self.0
     }

@@ -1,0 +1,230 @@
+#![cfg(feature = "full")]
+//! `AsyncFd` over a Unix socket pair: readiness, clearing, many waiters,
+//! deregistration and descriptor reuse, peer close, runtime shutdown, and
+//! tokio's panics outside a runtime. Every body runs on every flavour.
+
+#[macro_use]
+mod support;
+
+use std::io::{self, Read, Write};
+use std::os::fd::AsRawFd;
+use std::os::unix::net::UnixStream;
+use std::sync::Arc;
+
+use support::panic_message;
+use tokiwa::io::unix::AsyncFd;
+use tokiwa::io::{Interest, Ready};
+
+fn pair() -> (UnixStream, UnixStream) {
+    let (a, b) = UnixStream::pair().unwrap();
+    a.set_nonblocking(true).unwrap();
+    b.set_nonblocking(true).unwrap();
+    (a, b)
+}
+
+/// Reads everything available; `Ok(0)` at EOF.
+fn drain(fd: &AsyncFd<UnixStream>) -> io::Result<usize> {
+    let mut total = 0;
+    let mut buf = [0u8; 4096];
+    loop {
+        match fd.get_ref().read(&mut buf) {
+            Ok(0) => return Ok(total),
+            Ok(n) => total += n,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock && total > 0 => return Ok(total),
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+rt_test! {
+    fn readable_after_peer_writes_and_waits_again_after_clear() {
+        rt().block_on(async {
+            let (a, mut b) = pair();
+            let a = AsyncFd::new(a).unwrap();
+            // A fresh socket is writable, not readable.
+            let mut guard = a.writable().await.unwrap();
+            assert!(guard.ready().is_writable());
+            guard.retain_ready();
+            assert!(matches!(
+                a.try_io(Interest::READABLE, |s| (&*s).read(&mut [0u8; 8])),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock
+            ));
+
+            b.write_all(b"hello").unwrap();
+            let mut guard = a.readable().await.unwrap();
+            let mut buf = [0u8; 16];
+            let n = guard.try_io(|fd| fd.get_ref().read(&mut buf)).unwrap().unwrap();
+            assert_eq!(&buf[..n], b"hello");
+            // The socket is now empty: the next try_io clears the readiness.
+            assert!(guard.try_io(|fd| fd.get_ref().read(&mut buf)).is_err());
+
+            // A reader waiting now only wakes for new data.
+            let reader = async {
+                let mut guard = a.readable().await.unwrap();
+                let n = guard.try_io(|fd| fd.get_ref().read(&mut buf)).unwrap().unwrap();
+                buf[..n].to_vec()
+            };
+            let writer = async {
+                tokiwa::task::yield_now().await;
+                b.write_all(b"again").unwrap();
+            };
+            let (got, ()) = tokiwa::join!(reader, writer);
+            assert_eq!(got, b"again");
+        });
+    }
+
+    fn async_io_retries_until_data_arrives() {
+        rt().block_on(async {
+            let (a, mut b) = pair();
+            let a = Arc::new(AsyncFd::with_interest(a, Interest::READABLE).unwrap());
+            let reader = tokiwa::spawn({
+                let a = a.clone();
+                async move {
+                    let mut buf = vec![0u8; 64];
+                    let n = a
+                        .async_io(Interest::READABLE, |s| (&*s).read(&mut buf))
+                        .await
+                        .unwrap();
+                    buf.truncate(n);
+                    buf
+                }
+            });
+            tokiwa::task::yield_now().await;
+            b.write_all(b"ping").unwrap();
+            assert_eq!(reader.await.unwrap(), b"ping");
+        });
+    }
+
+    fn many_tasks_wait_on_one_descriptor() {
+        rt().block_on(async {
+            let (a, mut b) = pair();
+            let a = Arc::new(AsyncFd::new(a).unwrap());
+            let waiters: Vec<_> = (0..16)
+                .map(|_| {
+                    let a = a.clone();
+                    tokiwa::spawn(async move {
+                        let guard = a.readable().await.unwrap();
+                        guard.ready().is_readable()
+                    })
+                })
+                .collect();
+            for _ in 0..4 {
+                tokiwa::task::yield_now().await;
+            }
+            b.write_all(b"x").unwrap();
+            for waiter in waiters {
+                assert!(waiter.await.unwrap());
+            }
+        });
+    }
+
+    fn peer_close_reports_read_closed_and_eof_repeatedly() {
+        rt().block_on(async {
+            let (a, b) = pair();
+            let a = AsyncFd::new(a).unwrap();
+            drop(b);
+            let guard = a.ready(Interest::READABLE).await.unwrap();
+            assert!(guard.ready().is_read_closed());
+            for _ in 0..3 {
+                assert_eq!(drain(&a).unwrap(), 0);
+                let guard = a.readable().await.unwrap();
+                assert!(guard.ready().is_readable());
+            }
+        });
+    }
+
+    fn clear_ready_matching_keeps_the_other_direction() {
+        rt().block_on(async {
+            let (a, mut b) = pair();
+            b.write_all(b"data").unwrap();
+            let a = AsyncFd::new(a).unwrap();
+            let mut guard = a.ready(Interest::READABLE | Interest::WRITABLE).await.unwrap();
+            // Wait until both were reported.
+            while !(guard.ready().is_readable() && guard.ready().is_writable()) {
+                drop(guard);
+                tokiwa::task::yield_now().await;
+                guard = a.ready(Interest::READABLE | Interest::WRITABLE).await.unwrap();
+            }
+            guard.clear_ready_matching(Ready::READABLE);
+            assert!(!guard.ready().is_readable() && guard.ready().is_writable());
+            drop(guard);
+            // Writable is still set: this returns at once.
+            let guard = a.writable().await.unwrap();
+            assert!(guard.ready().is_writable());
+        });
+    }
+
+    fn into_inner_deregisters_and_descriptor_numbers_are_reused_cleanly() {
+        rt().block_on(async {
+            let (a, mut b) = pair();
+            let a = AsyncFd::new(a).unwrap();
+            let raw = a.as_raw_fd();
+            // Give the descriptor back and register it again.
+            let a = AsyncFd::new(a.into_inner()).unwrap();
+            assert_eq!(a.as_raw_fd(), raw);
+            b.write_all(b"1").unwrap();
+            drop(a.readable().await.unwrap());
+
+            // Close it; the next socket likely gets the same number and must
+            // start without the old readiness.
+            drop(a);
+            let (c, _d) = pair();
+            let c = AsyncFd::new(c).unwrap();
+            assert!(matches!(
+                c.try_io(Interest::READABLE, |s| (&*s).read(&mut [0u8; 1])),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock
+            ));
+        });
+    }
+
+    fn resources_fail_once_their_runtime_is_gone() {
+        let (a, _b) = pair();
+        let first = rt();
+        let a = first.block_on(async { AsyncFd::new(a).unwrap() });
+        drop(first);
+        let other = rt();
+        let err = other.block_on(async { a.readable().await.map(|_| ()) }).unwrap_err();
+        assert!(err.to_string().contains("being shutdown"), "{err}");
+    }
+}
+
+#[test]
+fn new_outside_a_runtime_panics_with_tokios_message() {
+    let (a, _b) = pair();
+    support::quiet_panics(&["there is no reactor running"]);
+    let err = std::panic::catch_unwind(move || AsyncFd::new(a)).unwrap_err();
+    assert_eq!(
+        panic_message(&*err),
+        "there is no reactor running, must be called from the context of a Tokio 1.x runtime"
+    );
+}
+
+#[test]
+fn new_without_enable_io_panics_with_tokios_message() {
+    let rt = tokiwa::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let (a, _b) = pair();
+    support::quiet_panics(&["IO is disabled"]);
+    let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+        rt.block_on(async move { AsyncFd::new(a) })
+    }))
+    .unwrap_err();
+    assert!(panic_message(&*err).contains("Call `enable_io` on the runtime builder"));
+}
+
+#[test]
+fn try_new_gives_the_object_back() {
+    let rt = tokiwa::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        // A regular file cannot join an epoll set: EPERM, object returned.
+        let file = std::fs::File::open("/proc/self/exe").unwrap();
+        let raw = file.as_raw_fd();
+        let (file, err) = AsyncFd::try_new(file).unwrap_err().into_parts();
+        assert_eq!(file.as_raw_fd(), raw);
+        assert_eq!(err.raw_os_error(), Some(libc::EPERM));
+    });
+}
