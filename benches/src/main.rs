@@ -1,13 +1,19 @@
-//! tokio vs tokiwa on the workloads of tokio's own runtime benchmarks.
+//! tokio vs tokiwa on the workloads of tokio's own runtime benchmarks, plus
+//! network and timer rows.
 //!
 //! `cargo run -p tokiwa-benches --release -- [--quick] [FILTER...]`
 //!
-//! Every workload lives once in `workloads.rs`, written against the tokio
-//! API; that file is compiled twice below, with `rt` bound to each runtime.
-//! For every (workload, flavour) row, a few rounds each build a fresh tokio
-//! and a fresh tokiwa runtime outside the timed region, warm both up, then
-//! time alternating iterations (the order flips each time) so that drift and
-//! background load hit both alike. Medians and p90s are reported.
+//! Every workload lives once, written against the tokio API, in
+//! `workloads.rs` (runtime), `workloads_net.rs` (`tcp_echo`) and
+//! `workloads_time.rs` (`timers`); each file is compiled twice below, with
+//! `rt` bound to each runtime. The net and timer rows are driven and printed
+//! by `net_time.rs`; tokiwa's side of them needs the `tokiwa-net-time`
+//! feature until `tokiwa::net` and `tokiwa::time` exist.
+//!
+//! Runtime rows: for every (workload, flavour) row, a few rounds each build a
+//! fresh tokio and a fresh tokiwa runtime outside the timed region, warm both
+//! up, then time alternating iterations (the order flips each time) so that
+//! drift and background load hit both alike. Medians and p90s are reported.
 
 // The same workload file is deliberately loaded once per runtime.
 #![allow(clippy::duplicate_mod)]
@@ -20,6 +26,10 @@ use std::time::{Duration, Instant};
 mod on_tokio {
     use ::tokio as rt;
     const NAME: &str = "tokio";
+    #[path = "workloads_net.rs"]
+    pub mod net;
+    #[path = "workloads_time.rs"]
+    pub mod timers;
     #[path = "workloads.rs"]
     pub mod w;
 }
@@ -28,9 +38,17 @@ mod on_tokio {
 mod on_tokiwa {
     use ::tokiwa as rt;
     const NAME: &str = "tokiwa";
+    #[cfg(feature = "tokiwa-net-time")]
+    #[path = "workloads_net.rs"]
+    pub mod net;
+    #[cfg(feature = "tokiwa-net-time")]
+    #[path = "workloads_time.rs"]
+    pub mod timers;
     #[path = "workloads.rs"]
     pub mod w;
 }
+
+mod net_time;
 
 use on_tokio::w as tokio_w;
 use on_tokiwa::w as tokiwa_w;
@@ -134,6 +152,8 @@ struct Mode {
     row_budget: Duration,
     /// A single iteration (or build/drop) taking longer than this is a hang.
     hang_after: Duration,
+    /// The sizes of the net and timer rows.
+    net_time: &'static net_time::Plan,
 }
 
 const QUICK: Mode = Mode {
@@ -144,6 +164,7 @@ const QUICK: Mode = Mode {
     min_iters: 8,
     row_budget: Duration::from_millis(1000),
     hang_after: Duration::from_secs(20),
+    net_time: &net_time::QUICK,
 };
 
 const FULL: Mode = Mode {
@@ -154,6 +175,7 @@ const FULL: Mode = Mode {
     min_iters: 20,
     row_budget: Duration::from_secs(10),
     hang_after: Duration::from_secs(60),
+    net_time: &net_time::FULL,
 };
 
 struct Row {
@@ -174,16 +196,22 @@ fn phase(label: String) {
     *PHASE.lock().unwrap() = Some((label, Instant::now()));
 }
 
+/// Nothing is running that the watchdog should time.
+fn clear_phase() {
+    *PHASE.lock().unwrap() = None;
+}
+
 fn timed_by_watchdog<T>(label: impl FnOnce() -> String, f: impl FnOnce() -> T) -> T {
     phase(label());
     let out = f();
-    *PHASE.lock().unwrap() = None;
+    clear_phase();
     out
 }
 
 /// A runtime that deadlocks would stall the whole table; report what finished
 /// and which step hung instead.
-fn start_watchdog(hang_after: Duration, header: String) {
+fn start_watchdog(mode: &'static Mode, header: String) {
+    let hang_after = mode.hang_after;
     std::thread::Builder::new()
         .name("bench-watchdog".into())
         .spawn(move || loop {
@@ -196,7 +224,7 @@ fn start_watchdog(hang_after: Duration, header: String) {
                 eprintln!(
                     "\nHANG: `{label}` did not finish within {hang_after:?}; partial results:\n"
                 );
-                print_table(&header);
+                print_tables(mode, &header);
                 std::process::exit(2);
             }
         })
@@ -300,15 +328,22 @@ fn fmt_dur(d: Duration) -> String {
     }
 }
 
-fn print_table(header: &str) {
+/// Prints the header and every table with rows so far, once (the watchdog
+/// may call this while the main thread is stuck).
+fn print_tables(mode: &Mode, header: &str) {
     if PRINTED.swap(true, Ordering::SeqCst) {
         return;
     }
-    let rows = match ROWS.try_lock() {
-        Ok(rows) => rows,
-        Err(_) => return,
-    };
     println!("{header}");
+    if let Ok(rows) = ROWS.try_lock() {
+        if !rows.is_empty() {
+            print_runtime_table(&rows);
+        }
+    }
+    net_time::print_tables(mode.net_time);
+}
+
+fn print_runtime_table(rows: &[Row]) {
     println!(
         "{:<23} {:<9} {:>5} {:>10} {:>10} {:>10} {:>10} {:>7}   per-op median: tokio / tokiwa",
         "workload",
@@ -321,7 +356,7 @@ fn print_table(header: &str) {
         "ratio"
     );
     println!("{}", "-".repeat(124));
-    for row in rows.iter() {
+    for row in rows {
         if row.failed || row.tokio.is_empty() || row.tokiwa.is_empty() {
             println!(
                 "{:<23} {:<9} FAILED (panicked; see stderr)",
@@ -363,7 +398,7 @@ fn load_average() -> Option<f64> {
 }
 
 fn main() {
-    let mut mode = &FULL;
+    let mut mode: &'static Mode = &FULL;
     let mut filters = Vec::new();
     for arg in std::env::args().skip(1) {
         match arg.as_str() {
@@ -371,7 +406,11 @@ fn main() {
             "--full" => mode = &FULL,
             "-h" | "--help" => {
                 println!("usage: tokiwa-benches [--quick] [FILTER...]");
-                println!("  FILTER: run only rows whose `workload/flavour` contains one of these substrings");
+                println!(
+                    "  FILTER: run only rows whose key contains one of these substrings; keys are"
+                );
+                println!("          `workload/flavour` (e.g. `yield_many/current`), `tcp_echo/c16/16KiB/multi(2)`,");
+                println!("          `timers/sleep_100k/current`, `timers/late_1ms/multi(2)`");
                 return;
             }
             // `cargo bench` style harness flags are accepted and ignored.
@@ -387,27 +426,29 @@ fn main() {
     let header = format!(
         "tokio vs tokiwa: tokio's runtime-benchmark workloads | mode: {} | CPUs: {} | multi(2) = multi-thread, {MULTI_THREAD_WORKERS} workers\n\
          remote_busy spinners: {} on multi, {} on current | each row: {} fresh runtime pairs, alternating iterations\n\
-         ratio = tokio median / tokiwa median: > 1.00 means tokiwa is FASTER, < 1.00 means tokiwa is slower\n",
+         runtime rows: ratio = tokio median / tokiwa median: > 1.00 means tokiwa is FASTER, < 1.00 means tokiwa is slower\n",
         mode.name,
         cpus(),
         busy_spinners(Flavour::MultiThread),
         busy_spinners(Flavour::CurrentThread),
         mode.rounds,
     );
-    start_watchdog(mode.hang_after, header.clone());
+    start_watchdog(mode, header.clone());
+    let selected =
+        |key: &str| filters.is_empty() || filters.iter().any(|f| key.contains(f.as_str()));
 
     let load_before = load_average();
     let started = Instant::now();
     for flavour in [Flavour::MultiThread, Flavour::CurrentThread] {
         for workload in WORKLOADS {
             let key = format!("{}/{}", workload.name(), flavour.label());
-            if !filters.is_empty() && !filters.iter().any(|f| key.contains(f.as_str())) {
+            if !selected(&key) {
                 continue;
             }
             eprintln!("running {key} ...");
             // A panicking workload (say, a runtime bug) fails its row, not the table.
             let run = std::panic::catch_unwind(|| run_row(mode, workload, flavour));
-            *PHASE.lock().unwrap() = None;
+            clear_phase();
             if run.is_err() {
                 ROWS.lock().unwrap().push(Row {
                     workload,
@@ -419,8 +460,9 @@ fn main() {
             }
         }
     }
+    net_time::run(mode.net_time, selected);
     eprintln!("done in {:.1} s\n", started.elapsed().as_secs_f64());
-    print_table(&header);
+    print_tables(mode, &header);
     if let (Some(before), Some(after)) = (load_before, load_average()) {
         let busy = if before > 0.5 * cpus() as f64 {
             " -- the machine was busy; expect noisy ratios"

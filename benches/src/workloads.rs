@@ -51,26 +51,26 @@ pub fn run(w: Workload, runtime: &Runtime, flavour: Flavour) -> Duration {
 
 /// A countdown whose last `done()` wakes `wait()` (Notify keeps the permit if
 /// nobody is waiting yet).
-struct Countdown {
+pub(super) struct Countdown {
     remaining: AtomicUsize,
     notify: Notify,
 }
 
 impl Countdown {
-    fn new(n: usize) -> Arc<Self> {
+    pub(super) fn new(n: usize) -> Arc<Self> {
         Arc::new(Countdown {
             remaining: AtomicUsize::new(n),
             notify: Notify::new(),
         })
     }
 
-    fn done(&self) {
+    pub(super) fn done(&self) {
         if self.remaining.fetch_sub(1, Ordering::AcqRel) == 1 {
             self.notify.notify_one();
         }
     }
 
-    async fn wait(&self) {
+    pub(super) async fn wait(&self) {
         if self.remaining.load(Ordering::Acquire) != 0 {
             self.notify.notified().await;
         }
@@ -79,11 +79,12 @@ impl Countdown {
 
 /// Runs `body` inside a spawned task (so spawns from it are worker-local on
 /// the multi-thread flavour, not injections from the `block_on` thread) and
-/// returns the duration the task measured.
-fn in_task<F, Fut>(runtime: &Runtime, body: F) -> Duration
+/// returns what the task measured.
+pub(super) fn in_task<F, Fut, T>(runtime: &Runtime, body: F) -> T
 where
     F: FnOnce() -> Fut + Send + 'static,
-    Fut: std::future::Future<Output = Duration> + Send + 'static,
+    Fut: std::future::Future<Output = T> + Send + 'static,
+    T: Send + 'static,
 {
     runtime.block_on(async move {
         rt::spawn(async move { body().await })
