@@ -15,6 +15,16 @@ use support::panic_message;
 use tokiwa::io::unix::AsyncFd;
 use tokiwa::io::{Interest, Ready};
 
+/// `AsyncFd::register`: sound here, each `AsyncFd` owns its socket.
+fn reg(s: UnixStream) -> io::Result<AsyncFd<UnixStream>> {
+    reg_with(s, Interest::READABLE | Interest::WRITABLE)
+}
+
+fn reg_with(s: UnixStream, interest: Interest) -> io::Result<AsyncFd<UnixStream>> {
+    // SAFETY: the `AsyncFd` takes the socket, which owns its descriptor.
+    Ok(unsafe { AsyncFd::register_with_interest(s, interest) }?)
+}
+
 fn pair() -> (UnixStream, UnixStream) {
     let (a, b) = UnixStream::pair().unwrap();
     a.set_nonblocking(true).unwrap();
@@ -40,7 +50,7 @@ rt_test! {
     fn readable_after_peer_writes_and_waits_again_after_clear() {
         rt().block_on(async {
             let (a, mut b) = pair();
-            let a = AsyncFd::new(a).unwrap();
+            let a = reg(a).unwrap();
             // A fresh socket is writable, not readable.
             let mut guard = a.writable().await.unwrap();
             assert!(guard.ready().is_writable());
@@ -76,7 +86,7 @@ rt_test! {
     fn async_io_retries_until_data_arrives() {
         rt().block_on(async {
             let (a, mut b) = pair();
-            let a = Arc::new(AsyncFd::with_interest(a, Interest::READABLE).unwrap());
+            let a = Arc::new(reg_with(a, Interest::READABLE).unwrap());
             let reader = tokiwa::spawn({
                 let a = a.clone();
                 async move {
@@ -98,7 +108,7 @@ rt_test! {
     fn many_tasks_wait_on_one_descriptor() {
         rt().block_on(async {
             let (a, mut b) = pair();
-            let a = Arc::new(AsyncFd::new(a).unwrap());
+            let a = Arc::new(reg(a).unwrap());
             let waiters: Vec<_> = (0..16)
                 .map(|_| {
                     let a = a.clone();
@@ -121,7 +131,7 @@ rt_test! {
     fn peer_close_reports_read_closed_and_eof_repeatedly() {
         rt().block_on(async {
             let (a, b) = pair();
-            let a = AsyncFd::new(a).unwrap();
+            let a = reg(a).unwrap();
             drop(b);
             let guard = a.ready(Interest::READABLE).await.unwrap();
             assert!(guard.ready().is_read_closed());
@@ -137,7 +147,7 @@ rt_test! {
         rt().block_on(async {
             let (a, mut b) = pair();
             b.write_all(b"data").unwrap();
-            let a = AsyncFd::new(a).unwrap();
+            let a = reg(a).unwrap();
             let mut guard = a.ready(Interest::READABLE | Interest::WRITABLE).await.unwrap();
             // Wait until both were reported.
             while !(guard.ready().is_readable() && guard.ready().is_writable()) {
@@ -157,10 +167,10 @@ rt_test! {
     fn into_inner_deregisters_and_descriptor_numbers_are_reused_cleanly() {
         rt().block_on(async {
             let (a, mut b) = pair();
-            let a = AsyncFd::new(a).unwrap();
+            let a = reg(a).unwrap();
             let raw = a.as_raw_fd();
             // Give the descriptor back and register it again.
-            let a = AsyncFd::new(a.into_inner()).unwrap();
+            let a = reg(a.into_inner()).unwrap();
             assert_eq!(a.as_raw_fd(), raw);
             b.write_all(b"1").unwrap();
             drop(a.readable().await.unwrap());
@@ -169,7 +179,7 @@ rt_test! {
             // start without the old readiness.
             drop(a);
             let (c, _d) = pair();
-            let c = AsyncFd::new(c).unwrap();
+            let c = reg(c).unwrap();
             assert!(matches!(
                 c.try_io(Interest::READABLE, |s| (&*s).read(&mut [0u8; 1])),
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock
@@ -180,7 +190,7 @@ rt_test! {
     fn resources_fail_once_their_runtime_is_gone() {
         let (a, _b) = pair();
         let first = rt();
-        let a = first.block_on(async { AsyncFd::new(a).unwrap() });
+        let a = first.block_on(async { reg(a).unwrap() });
         drop(first);
         let other = rt();
         let err = other.block_on(async { a.readable().await.map(|_| ()) }).unwrap_err();
@@ -192,7 +202,7 @@ rt_test! {
 fn new_outside_a_runtime_panics_with_tokios_message() {
     let (a, _b) = pair();
     support::quiet_panics(&["there is no reactor running"]);
-    let err = std::panic::catch_unwind(move || AsyncFd::new(a)).unwrap_err();
+    let err = std::panic::catch_unwind(move || reg(a)).unwrap_err();
     assert_eq!(
         panic_message(&*err),
         "there is no reactor running, must be called from the context of a Tokio 1.x runtime"
@@ -207,14 +217,14 @@ fn new_without_enable_io_panics_with_tokios_message() {
     let (a, _b) = pair();
     support::quiet_panics(&["IO is disabled"]);
     let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
-        rt.block_on(async move { AsyncFd::new(a) })
+        rt.block_on(async move { reg(a) })
     }))
     .unwrap_err();
     assert!(panic_message(&*err).contains("Call `enable_io` on the runtime builder"));
 }
 
 #[test]
-fn try_new_gives_the_object_back() {
+fn register_gives_the_object_back() {
     let rt = tokiwa::runtime::Builder::new_current_thread()
         .enable_io()
         .build()
@@ -223,7 +233,7 @@ fn try_new_gives_the_object_back() {
         // A regular file cannot join an epoll set: EPERM, object returned.
         let file = std::fs::File::open("/proc/self/exe").unwrap();
         let raw = file.as_raw_fd();
-        let (file, err) = AsyncFd::try_new(file).unwrap_err().into_parts();
+        let (file, err) = unsafe { AsyncFd::register(file) }.unwrap_err().into_parts();
         assert_eq!(file.as_raw_fd(), raw);
         assert_eq!(err.raw_os_error(), Some(libc::EPERM));
     });

@@ -50,50 +50,101 @@ pub struct AsyncFdReadyMutGuard<'a, T: AsRawFd> {
 #[derive(Debug)]
 pub struct TryIoError(());
 
-/// The error of [`AsyncFd::try_new`]: the cause and the object given back.
-pub struct AsyncFdTryNewError<T> {
+/// The error of [`AsyncFd::register`]: the cause and the object given
+/// back.
+pub struct AsyncFdRegisterError<T> {
     inner: T,
     cause: io::Error,
 }
 
 impl<T: AsRawFd> AsyncFd<T> {
-    /// Registers `inner` for readable and writable readiness.
+    /// Registers `inner` for readable and writable readiness, taking
+    /// ownership of it; on failure the object comes back in the error.
+    ///
+    /// # Safety
+    ///
+    /// `inner.as_raw_fd()` must be an open descriptor that stays open, and
+    /// refers to the same open file description, until the `AsyncFd` is
+    /// dropped or `into_inner` is called; every call of `as_raw_fd` must
+    /// return that same number. (tokio made this unsafe in 1.54 for I/O
+    /// safety; tokiwa keeps the same contract so code moves unchanged.)
     ///
     /// # Panics
     ///
     /// Outside a runtime, or on a runtime without the I/O driver.
     #[track_caller]
-    pub fn new(inner: T) -> io::Result<Self> {
-        Self::with_interest(inner, Interest::READABLE | Interest::WRITABLE)
+    pub unsafe fn register(inner: T) -> Result<Self, AsyncFdRegisterError<T>> {
+        // SAFETY: the caller upholds `register_with_interest`'s contract,
+        // which is this function's.
+        unsafe { Self::register_with_interest(inner, Interest::READABLE | Interest::WRITABLE) }
     }
 
-    /// Registers `inner` for the given interest.
+    /// Like [`register`](AsyncFd::register), for the given interest.
+    ///
+    /// # Safety
+    ///
+    /// As for [`register`](AsyncFd::register).
     ///
     /// # Panics
     ///
     /// Outside a runtime, or on a runtime without the I/O driver.
     #[track_caller]
-    pub fn with_interest(inner: T, interest: Interest) -> io::Result<Self> {
-        Self::try_with_interest(inner, interest).map_err(|e| e.cause)
-    }
-
-    /// Like [`new`](AsyncFd::new), but gives `inner` back on failure.
-    #[track_caller]
-    pub fn try_new(inner: T) -> Result<Self, AsyncFdTryNewError<T>> {
-        Self::try_with_interest(inner, Interest::READABLE | Interest::WRITABLE)
-    }
-
-    /// Like [`with_interest`](AsyncFd::with_interest), but gives `inner`
-    /// back on failure.
-    #[track_caller]
-    pub fn try_with_interest(inner: T, interest: Interest) -> Result<Self, AsyncFdTryNewError<T>> {
+    pub unsafe fn register_with_interest(
+        inner: T,
+        interest: Interest,
+    ) -> Result<Self, AsyncFdRegisterError<T>> {
         match Registration::new(inner.as_raw_fd(), interest) {
             Ok(registration) => Ok(AsyncFd {
                 registration,
                 inner: Some(inner),
             }),
-            Err(cause) => Err(AsyncFdTryNewError { inner, cause }),
+            Err(cause) => Err(AsyncFdRegisterError { inner, cause }),
         }
+    }
+
+    /// Deprecated as in tokio: use [`register`](AsyncFd::register).
+    #[track_caller]
+    #[deprecated(
+        note = "unsound due to lack of I/O safety; use `AsyncFd::register` instead (see https://github.com/tokio-rs/tokio/pull/8587)"
+    )]
+    pub fn new(inner: T) -> io::Result<Self> {
+        // SAFETY: the deprecated safe API trusts the caller as tokio's does.
+        unsafe { Ok(Self::register(inner)?) }
+    }
+
+    /// Deprecated as in tokio: use
+    /// [`register_with_interest`](AsyncFd::register_with_interest).
+    #[track_caller]
+    #[deprecated(
+        note = "unsound due to lack of I/O safety; use `AsyncFd::register_with_interest` instead (see https://github.com/tokio-rs/tokio/pull/8587)"
+    )]
+    pub fn with_interest(inner: T, interest: Interest) -> io::Result<Self> {
+        // SAFETY: the deprecated safe API trusts the caller as tokio's does.
+        unsafe { Ok(Self::register_with_interest(inner, interest)?) }
+    }
+
+    /// Deprecated as in tokio: use [`register`](AsyncFd::register).
+    #[track_caller]
+    #[deprecated(
+        note = "unsound due to lack of I/O safety; use `AsyncFd::register` instead (see https://github.com/tokio-rs/tokio/pull/8587)"
+    )]
+    pub fn try_new(inner: T) -> Result<Self, AsyncFdRegisterError<T>> {
+        // SAFETY: the deprecated safe API trusts the caller as tokio's does.
+        unsafe { Self::register(inner) }
+    }
+
+    /// Deprecated as in tokio: use
+    /// [`register_with_interest`](AsyncFd::register_with_interest).
+    #[track_caller]
+    #[deprecated(
+        note = "unsound due to lack of I/O safety; use `AsyncFd::register_with_interest` instead (see https://github.com/tokio-rs/tokio/pull/8587)"
+    )]
+    pub fn try_with_interest(
+        inner: T,
+        interest: Interest,
+    ) -> Result<Self, AsyncFdRegisterError<T>> {
+        // SAFETY: the deprecated safe API trusts the caller as tokio's does.
+        unsafe { Self::register_with_interest(inner, interest) }
     }
 
     /// The wrapped object.
@@ -431,33 +482,38 @@ impl<T: AsRawFd + fmt::Debug> fmt::Debug for AsyncFdReadyMutGuard<'_, T> {
     }
 }
 
-impl<T> AsyncFdTryNewError<T> {
+/// Deprecated as in tokio: the old name of [`AsyncFdRegisterError`].
+#[doc(hidden)]
+#[deprecated(note = "use `AsyncFdRegisterError` instead")]
+pub type AsyncFdTryNewError<T> = AsyncFdRegisterError<T>;
+
+impl<T> AsyncFdRegisterError<T> {
     /// The object and the error.
     pub fn into_parts(self) -> (T, io::Error) {
         (self.inner, self.cause)
     }
 }
 
-impl<T> fmt::Display for AsyncFdTryNewError<T> {
+impl<T> fmt::Display for AsyncFdRegisterError<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(&self.cause, f)
     }
 }
 
-impl<T> fmt::Debug for AsyncFdTryNewError<T> {
+impl<T> fmt::Debug for AsyncFdRegisterError<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&self.cause, f)
     }
 }
 
-impl<T> Error for AsyncFdTryNewError<T> {
+impl<T> Error for AsyncFdRegisterError<T> {
     fn source(&self) -> Option<&(dyn Error + 'static)> {
         Some(&self.cause)
     }
 }
 
-impl<T> From<AsyncFdTryNewError<T>> for io::Error {
-    fn from(value: AsyncFdTryNewError<T>) -> io::Error {
+impl<T> From<AsyncFdRegisterError<T>> for io::Error {
+    fn from(value: AsyncFdRegisterError<T>) -> io::Error {
         value.cause
     }
 }

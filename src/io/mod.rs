@@ -16,8 +16,10 @@ mod ready;
 /// Unix-specific I/O: readiness-based access to any file descriptor.
 #[cfg(tokiwa_io_driver)]
 pub mod unix {
+    #[allow(deprecated)]
+    pub use super::async_fd::AsyncFdTryNewError;
     pub use super::async_fd::{
-        AsyncFd, AsyncFdReadyGuard, AsyncFdReadyMutGuard, AsyncFdTryNewError, TryIoError,
+        AsyncFd, AsyncFdReadyGuard, AsyncFdReadyMutGuard, AsyncFdRegisterError, TryIoError,
     };
 }
 
