@@ -151,6 +151,27 @@ impl Handle {
         woke
     }
 
+    /// A worker about to park: reaps its own reactor and timers, and if
+    /// that woke nothing, the other workers' reactors too (stealing I/O
+    /// readiness the kernel already has, as it steals tasks), so a worker
+    /// sleeps only when no event is waiting anywhere. Returns whether
+    /// anything was woken.
+    pub(crate) fn reap_before_park(&self, index: usize) -> bool {
+        if self.maintain(index) {
+            return true;
+        }
+        #[cfg(tokiwa_io_driver)]
+        if let Some(io) = &self.io {
+            let n = io.reactors.len();
+            for offset in 1..n {
+                if io.reactors[(index + offset) % n].reap() > 0 {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
     /// Fires worker `index`'s expired timers. Returns whether any fired.
     pub(crate) fn process_timers(&self, index: usize) -> bool {
         #[cfg(feature = "time")]

@@ -348,9 +348,10 @@ impl Handle {
 
     fn park(&self, cx: &Context, timeout: Option<std::time::Duration>) {
         if timeout.is_none() {
-            // Timers due now run before sleeping (the core stays in the
-            // context, so what they wake goes to the local queue).
-            self.driver.process_timers(0);
+            // Events the kernel already has and timers due now run before
+            // sleeping (the core stays in the context, so what they wake
+            // goes to the local queue, with no thread hop).
+            self.driver.maintain(0);
         }
         let mut park = {
             let mut slot = cx.core.borrow_mut();

@@ -297,7 +297,13 @@ impl Context {
     /// Expired timers are fired before and after, so the worker neither
     /// sleeps with a due timer nor leaves one unfired when it wakes.
     fn park(&self, mut core: Box<Core>) -> Box<Core> {
-        core = self.process_timers(core);
+        // Reap the worker's own events and timers first (without blocking):
+        // readiness the kernel already has (say, the reply to a write this
+        // worker just made) runs here with no thread hop.
+        let index = core.index;
+        core = self.with_core_in_context(core, || {
+            self.handle.driver.reap_before_park(index);
+        });
         if core.lifo_slot.is_some() || !core.run_queue.is_empty() {
             return core;
         }
