@@ -1,16 +1,36 @@
 //! The legacy driver: one epoll instance per worker, waited on by a poll
 //! thread.
 //!
-//! **Threads.** Each worker owns a [`Reactor`]: an epoll descriptor, the
-//! registry of the resources registered with it, and a *poll thread* that
-//! blocks in `epoll_wait` on it. When events arrive, the poll thread sets
-//! the resources' readiness and wakes their tasks; a woken task is
-//! scheduled through the runtime's injection side, which unparks an idle
-//! worker through its condition variable (`runtime/park/condvar.rs`). A
-//! busy worker may also reap its own epoll without blocking
-//! (`Reactor::reap`, every `event_interval` ticks), so under load
-//! readiness reaches the worker that owns the resource without a thread
-//! hop; the poll thread stays the only thread that *waits* on the epoll.
+//! **Threads.** Each worker owns a [`Reactor`]: an epoll instance holding
+//! the worker's resources (the *inner* epoll), the registry of those
+//! resources, and a *poll thread*. The poll thread blocks in `epoll_wait`
+//! on a small *outer* epoll that holds the inner epoll's descriptor
+//! (epoll instances are pollable, epoll(7)) and the stop eventfd. The
+//! outer epoll tells the poll thread that the inner one has events without
+//! taking them, which lets it leave them to the worker when the worker is
+//! awake:
+//!
+//! * **worker parked**: the poll thread reaps the inner epoll, sets the
+//!   resources' readiness and wakes their tasks; a woken task is scheduled
+//!   through the injection queue, which unparks an idle worker through its
+//!   condition variable (`runtime/park/condvar.rs`);
+//! * **worker awake**: the events stay in the inner epoll for the worker,
+//!   which reaps them itself without blocking before it parks and every
+//!   `event_interval` ticks while busy (`Reactor::reap`), so the tasks it
+//!   wakes go to its own queue with no thread hop. If they are still there
+//!   after `STUCK_WORKER_MS` (the worker is stuck in a long poll), the poll
+//!   thread reaps them after all.
+//!
+//! The handshake cannot strand events: the worker sets `worker_parked`
+//! *before* its last non-blocking reap, and the poll thread reads it
+//! *after* the outer epoll reported events; with both sides `SeqCst`,
+//! either the worker's reap sees the events or the poll thread sees the
+//! worker parked.
+//!
+//! Measured with a 64 B ping-pong over a socket pair (2 cores): without the
+//! worker's own reaps every message crossed two thread wakeups (p50 96 us
+//! against tokio's 5.7 us); with them, and with the poll thread leaving an
+//! awake worker's events alone, the p50 matches tokio's.
 //!
 //! **Tokens and stale events.** A registration's epoll token is its slot
 //! in the registry plus a generation (`index | generation << 32`). Events
@@ -38,11 +58,23 @@ use std::task::Waker;
 
 /// The token of the eventfd that stops the poll thread.
 const STOP_TOKEN: u64 = u64::MAX;
+/// The token of the inner epoll in the outer one.
+const INNER_TOKEN: u64 = u64::MAX - 1;
+/// How long the poll thread leaves an awake worker's events to it before
+/// reaping them itself.
+const STUCK_WORKER_MS: libc::c_int = 1;
 /// Events fetched per `epoll_wait`.
 const EVENTS_PER_WAIT: usize = 1024;
 
 pub(crate) struct Reactor {
+    /// The inner epoll: the worker's resources.
     epfd: OwnedFd,
+    /// The outer epoll the poll thread waits on: `epfd` and `stop_fd`.
+    outer: OwnedFd,
+    /// Whether the owning worker is parked (or about to be): the poll
+    /// thread reaps only then. SeqCst: the flag half of the handshake in
+    /// the module docs.
+    worker_parked: AtomicBool,
     /// Written at shutdown to wake the poll thread.
     stop_fd: OwnedFd,
     stopping: AtomicBool,
@@ -75,6 +107,38 @@ impl Events {
     }
 }
 
+fn epoll_create() -> io::Result<OwnedFd> {
+    // SAFETY: a plain syscall; the returned descriptor is checked and then
+    // owned by exactly one `OwnedFd`.
+    Ok(unsafe { OwnedFd::from_raw_fd(cvt(libc::epoll_create1(libc::EPOLL_CLOEXEC))?) })
+}
+
+fn epoll_add(epoll: &OwnedFd, fd: RawFd, events: u32, token: u64) -> io::Result<()> {
+    let mut event = libc::epoll_event { events, u64: token };
+    // SAFETY: both descriptors are open; `event` outlives the call.
+    cvt(unsafe { libc::epoll_ctl(epoll.as_raw_fd(), libc::EPOLL_CTL_ADD, fd, &mut event) })?;
+    Ok(())
+}
+
+/// `epoll_wait` into `events`; returns how many were filled.
+fn wait(
+    epoll: &OwnedFd,
+    events: &mut [libc::epoll_event],
+    timeout_ms: libc::c_int,
+) -> io::Result<usize> {
+    // SAFETY: the buffer holds `len` initialised events and outlives the
+    // call; the kernel writes at most `len` of them.
+    let n = cvt(unsafe {
+        libc::epoll_wait(
+            epoll.as_raw_fd(),
+            events.as_mut_ptr(),
+            events.len() as libc::c_int,
+            timeout_ms,
+        )
+    })?;
+    Ok(n as usize)
+}
+
 fn cvt(ret: libc::c_int) -> io::Result<libc::c_int> {
     if ret < 0 {
         Err(io::Error::last_os_error())
@@ -86,31 +150,35 @@ fn cvt(ret: libc::c_int) -> io::Result<libc::c_int> {
 impl Reactor {
     /// Creates the epoll instance and starts its poll thread, named `name`.
     pub(crate) fn new(name: String) -> io::Result<Arc<Reactor>> {
-        // SAFETY: plain syscalls; each returned descriptor is checked and
+        let epfd = epoll_create()?;
+        let outer = epoll_create()?;
+        // SAFETY: a plain syscall; the returned descriptor is checked and
         // then owned by exactly one `OwnedFd`.
-        let epfd = unsafe { OwnedFd::from_raw_fd(cvt(libc::epoll_create1(libc::EPOLL_CLOEXEC))?) };
-        // SAFETY: as above.
         let stop_fd = unsafe {
             OwnedFd::from_raw_fd(cvt(libc::eventfd(
                 0,
                 libc::EFD_CLOEXEC | libc::EFD_NONBLOCK,
             ))?)
         };
-        let mut event = libc::epoll_event {
-            events: libc::EPOLLIN as u32,
-            u64: STOP_TOKEN,
-        };
-        // SAFETY: both descriptors are open; `event` outlives the call.
-        cvt(unsafe {
-            libc::epoll_ctl(
-                epfd.as_raw_fd(),
-                libc::EPOLL_CTL_ADD,
-                stop_fd.as_raw_fd(),
-                &mut event,
-            )
-        })?;
+        // The inner epoll edge-triggered: the poll thread hears of new
+        // events once, whether or not it reaps them.
+        epoll_add(
+            &outer,
+            epfd.as_raw_fd(),
+            (libc::EPOLLIN | libc::EPOLLET) as u32,
+            INNER_TOKEN,
+        )?;
+        epoll_add(
+            &outer,
+            stop_fd.as_raw_fd(),
+            libc::EPOLLIN as u32,
+            STOP_TOKEN,
+        )?;
         let reactor = Arc::new(Reactor {
             epfd,
+            outer,
+            // Until a worker drives it, nobody reaps but the poll thread.
+            worker_parked: AtomicBool::new(true),
             stop_fd,
             stopping: AtomicBool::new(false),
             registry: Mutex::new(Registry {
@@ -127,6 +195,12 @@ impl Reactor {
             .spawn(move || poller.poll_loop())?;
         *reactor.poll_thread.lock().unwrap() = Some(thread);
         Ok(reactor)
+    }
+
+    /// The owning worker is about to park (`true`, before its last reap)
+    /// or awake again (`false`).
+    pub(crate) fn set_worker_parked(&self, parked: bool) {
+        self.worker_parked.store(parked, SeqCst);
     }
 
     /// Registers `fd` for `interest`; returns its shared state and token.
@@ -191,24 +265,43 @@ impl Reactor {
         }
     }
 
-    /// The poll thread: wait, dispatch, repeat until stopped.
+    /// The poll thread: wait on the outer epoll; reap the inner one when
+    /// the worker is parked, or when an awake worker left its events there
+    /// for `STUCK_WORKER_MS`. Repeat until stopped.
     fn poll_loop(&self) {
+        let mut outer_events = [libc::epoll_event { events: 0, u64: 0 }; 2];
         let mut events = Events::new();
         let mut wakers = Vec::new();
+        // Events were left to the awake worker: wait only a little.
+        let mut deferred = false;
         loop {
-            let n = match self.wait(&mut events, -1) {
+            let timeout = if deferred { STUCK_WORKER_MS } else { -1 };
+            let n = match wait(&self.outer, &mut outer_events, timeout) {
                 Ok(n) => n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 // Only programming errors (bad descriptor or buffer) can
                 // land here: a silent exit would strand every waiter.
                 Err(e) => panic!("tokiwa poll thread: epoll_wait failed: {e}"),
             };
+            if self.stopping.load(SeqCst) {
+                return;
+            }
+            let inner_ready = outer_events[..n].iter().any(|e| e.u64 == INNER_TOKEN);
+            if inner_ready && !self.worker_parked.load(SeqCst) {
+                // Fresh events for an awake worker: its own reaps take them.
+                deferred = true;
+                continue;
+            }
+            // The worker is parked, or the deferral timed out.
+            deferred = false;
+            let n = match wait(&self.epfd, &mut events.0, 0) {
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => panic!("tokiwa poll thread: epoll_wait failed: {e}"),
+            };
             self.dispatch(&events.0[..n], &mut wakers);
             for waker in wakers.drain(..) {
                 waker.wake();
-            }
-            if self.stopping.load(SeqCst) {
-                return;
             }
         }
     }
@@ -219,10 +312,7 @@ impl Reactor {
         let Ok(mut events) = self.reap_buffer.try_lock() else {
             return 0;
         };
-        let n = match self.wait(&mut events, 0) {
-            Ok(n) => n,
-            Err(_) => return 0,
-        };
+        let n = wait(&self.epfd, &mut events.0, 0).unwrap_or(0);
         let mut wakers = Vec::new();
         self.dispatch(&events.0[..n], &mut wakers);
         drop(events);
@@ -230,20 +320,6 @@ impl Reactor {
             waker.wake();
         }
         n
-    }
-
-    fn wait(&self, events: &mut Events, timeout_ms: libc::c_int) -> io::Result<usize> {
-        // SAFETY: the buffer holds `len` initialised events and outlives the
-        // call; the kernel writes at most `len` of them.
-        let n = cvt(unsafe {
-            libc::epoll_wait(
-                self.epfd.as_raw_fd(),
-                events.0.as_mut_ptr(),
-                events.0.len() as libc::c_int,
-                timeout_ms,
-            )
-        })?;
-        Ok(n as usize)
     }
 
     /// Resolves tokens, sets readiness and collects the wakers to call.

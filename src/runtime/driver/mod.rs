@@ -151,6 +151,18 @@ impl Handle {
         woke
     }
 
+    /// Tells worker `index`'s poll thread whether the worker is parked
+    /// (it then reaps the worker's events) or awake (it leaves them to the
+    /// worker's own reaps). Set to `true` *before* the worker's last
+    /// non-blocking reap (see `epoll.rs`).
+    pub(crate) fn set_parked(&self, index: usize, parked: bool) {
+        #[cfg(tokiwa_io_driver)]
+        if let Some(io) = &self.io {
+            io.reactors[index % io.reactors.len()].set_worker_parked(parked);
+        }
+        let _ = (index, parked);
+    }
+
     /// A worker about to park: reaps its own reactor and timers, and if
     /// that woke nothing, the other workers' reactors too (stealing I/O
     /// readiness the kernel already has, as it steals tasks), so a worker

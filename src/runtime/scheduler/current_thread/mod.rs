@@ -220,7 +220,12 @@ impl Handle {
     }
 
     fn take_core(&self) -> Option<Box<Core>> {
-        self.core.lock().unwrap().take()
+        let core = self.core.lock().unwrap().take();
+        if core.is_some() {
+            // A thread drives the runtime: it reaps its own events.
+            self.driver.set_parked(0, false);
+        }
+        core
     }
 
     /// Asks to be woken when the core is handed back (once per waker).
@@ -232,6 +237,8 @@ impl Handle {
     }
 
     fn put_core(&self, core: Box<Core>) {
+        // Nobody drives the runtime now: its poll thread reaps the events.
+        self.driver.set_parked(0, true);
         *self.core.lock().unwrap() = Some(core);
         for waker in self.core_waiters.lock().unwrap().drain(..) {
             waker.wake();
@@ -350,7 +357,9 @@ impl Handle {
         if timeout.is_none() {
             // Events the kernel already has and timers due now run before
             // sleeping (the core stays in the context, so what they wake
-            // goes to the local queue, with no thread hop).
+            // goes to the local queue, with no thread hop). The poll thread
+            // is told first, so events arriving after this reap are its.
+            self.driver.set_parked(0, true);
             self.driver.maintain(0);
         }
         let mut park = {
@@ -362,6 +371,7 @@ impl Handle {
                     || !core.yielded.is_empty()
                     || self.block_on_waker.woken.load(SeqCst))
             {
+                self.driver.set_parked(0, false);
                 return;
             }
             if idle {
@@ -379,6 +389,7 @@ impl Handle {
         }
         if idle {
             self.driver.park(0, &mut park);
+            self.driver.set_parked(0, false);
             self.driver.process_timers(0);
         } else {
             self.driver.maintain(0);

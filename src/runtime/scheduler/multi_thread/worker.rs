@@ -194,6 +194,8 @@ impl Shared {
 /// Runs a worker with `core` on the current thread until shutdown (or until
 /// `block_in_place` takes the core away).
 pub(crate) fn run(handle: Arc<Handle>, core: Box<Core>) {
+    // A thread drives this core now: it reaps its own reactor's events.
+    handle.driver.set_parked(core.index, false);
     let scheduler_handle = scheduler::Handle::MultiThread(handle.clone());
     let _enter = context::enter_runtime(&scheduler_handle, true);
     let cx = scheduler::Context::MultiThread(Context {
@@ -300,11 +302,15 @@ impl Context {
         // Reap the worker's own events and timers first (without blocking):
         // readiness the kernel already has (say, the reply to a write this
         // worker just made) runs here with no thread hop.
+        // The poll thread is told first, so events arriving after this reap
+        // are its to deliver (see `runtime/driver/epoll.rs`).
         let index = core.index;
+        self.handle.driver.set_parked(index, true);
         core = self.with_core_in_context(core, || {
             self.handle.driver.reap_before_park(index);
         });
         if core.lifo_slot.is_some() || !core.run_queue.is_empty() {
+            self.handle.driver.set_parked(index, false);
             return core;
         }
         let handle = &*self.handle;
@@ -333,6 +339,7 @@ impl Context {
             .idle
             .park_worker(index, core.is_searching, has_work, block);
         core.park = Some(park);
+        handle.driver.set_parked(index, false);
         core.is_searching = outcome.searching;
         core = self.process_timers(core);
         core.publish_stats(handle);
