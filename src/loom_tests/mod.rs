@@ -13,6 +13,10 @@
 //! * `park.rs`: the park/notify protocol: a task pushed while the only
 //!   worker goes to sleep always runs; the last worker to find work wakes
 //!   every parked worker so it sees the stop.
+//! * `driver.rs`: the legacy driver's handshake: an event that arrives
+//!   while a worker goes to sleep is reaped by the worker or by its poll
+//!   thread, never left by both.
+mod driver;
 mod park;
 mod queue;
 mod task;

@@ -70,7 +70,9 @@ impl World {
                 index,
                 searching,
                 || !self.inject.is_empty() || self.done.load(SeqCst),
-                || parker.park(None),
+                || {
+                    parker.park(None);
+                },
             );
             searching = outcome.searching;
         }

@@ -21,11 +21,10 @@
 //!   after `STUCK_WORKER_MS` (the worker is stuck in a long poll), the poll
 //!   thread reaps them after all.
 //!
-//! The handshake cannot strand events: the worker sets `worker_parked`
-//! *before* its last non-blocking reap, and the poll thread reads it
-//! *after* the outer epoll reported events; with both sides `SeqCst`,
-//! either the worker's reap sees the events or the poll thread sees the
-//! worker parked.
+//! The handshake cannot strand events (`poll_gate.rs`, loom-checked): the
+//! worker says it is parking *before* its last non-blocking reap, and the
+//! poll thread asks *after* the outer epoll reported events, so either the
+//! worker's reap sees the events or the poll thread sees the worker parked.
 //!
 //! Measured with a 64 B ping-pong over a socket pair (2 cores): without the
 //! worker's own reaps every message crossed two thread wakeups (p50 96 us
@@ -46,6 +45,7 @@
 //! **Edge-triggered.** Every registration uses `EPOLLET`: the kernel
 //! reports each transition once, and readiness is cleared only when an
 //! operation returns `WouldBlock` (see `scheduled_io.rs`).
+use super::poll_gate::PollGate;
 use super::scheduled_io::{shutdown_error, ScheduledIo};
 use crate::io::{Interest, Ready};
 use std::io;
@@ -72,9 +72,8 @@ pub(crate) struct Reactor {
     /// The outer epoll the poll thread waits on: `epfd` and `stop_fd`.
     outer: OwnedFd,
     /// Whether the owning worker is parked (or about to be): the poll
-    /// thread reaps only then. SeqCst: the flag half of the handshake in
-    /// the module docs.
-    worker_parked: AtomicBool,
+    /// thread reaps only then.
+    gate: PollGate,
     /// Written at shutdown to wake the poll thread.
     stop_fd: OwnedFd,
     stopping: AtomicBool,
@@ -177,8 +176,7 @@ impl Reactor {
         let reactor = Arc::new(Reactor {
             epfd,
             outer,
-            // Until a worker drives it, nobody reaps but the poll thread.
-            worker_parked: AtomicBool::new(true),
+            gate: PollGate::new(),
             stop_fd,
             stopping: AtomicBool::new(false),
             registry: Mutex::new(Registry {
@@ -200,7 +198,11 @@ impl Reactor {
     /// The owning worker is about to park (`true`, before its last reap)
     /// or awake again (`false`).
     pub(crate) fn set_worker_parked(&self, parked: bool) {
-        self.worker_parked.store(parked, SeqCst);
+        if parked {
+            self.gate.worker_parking();
+        } else {
+            self.gate.worker_awake();
+        }
     }
 
     /// Registers `fd` for `interest`; returns its shared state and token.
@@ -287,7 +289,7 @@ impl Reactor {
                 return;
             }
             let inner_ready = outer_events[..n].iter().any(|e| e.u64 == INNER_TOKEN);
-            if inner_ready && !self.worker_parked.load(SeqCst) {
+            if inner_ready && !self.gate.poll_thread_may_reap() {
                 // Fresh events for an awake worker: its own reaps take them.
                 deferred = true;
                 continue;

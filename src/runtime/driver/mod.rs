@@ -3,6 +3,8 @@
 //!
 //! * `epoll.rs`: the legacy I/O driver, one [`Reactor`] (epoll instance
 //!   plus poll thread) per worker;
+//! * `poll_gate.rs`: the handshake deciding whether the worker or its poll
+//!   thread reaps the worker's epoll;
 //! * `scheduled_io.rs`: per-resource readiness and wakers;
 //! * `registration.rs`: what the I/O types call;
 //! * timers live in `crate::time::driver` (one wheel per worker).
@@ -13,6 +15,8 @@
 //! parked worker never sleeps past its next timer.
 #[cfg(tokiwa_io_driver)]
 pub(crate) mod epoll;
+#[cfg(tokiwa_io_driver)]
+pub(crate) mod poll_gate;
 #[cfg(tokiwa_io_driver)]
 pub(crate) mod registration;
 #[cfg(tokiwa_io_driver)]
