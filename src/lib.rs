@@ -48,6 +48,9 @@ pub use task::spawn;
 
 pub mod io;
 
+#[cfg(feature = "net")]
+pub mod net;
+
 #[cfg(feature = "time")]
 pub mod time;
 

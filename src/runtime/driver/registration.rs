@@ -56,6 +56,15 @@ impl Registration {
         self.reactor.deregister(fd)
     }
 
+    /// Marks the resource `ready` without waiting for the driver's first
+    /// event: a socket that is known to be readable or writable at
+    /// registration (an accepted connection, one end of a fresh pair) then
+    /// tries its first operation at once. A wrong guess costs one
+    /// `WouldBlock`, which clears it as usual.
+    pub(crate) fn assume_ready(&self, ready: crate::io::Ready) {
+        self.shared.set_readiness(ready);
+    }
+
     pub(crate) fn clear_readiness(&self, event: ReadyEvent) {
         self.shared.clear_readiness(event);
     }

@@ -1,0 +1,36 @@
+//! `lookup_host`: resolve a host name without blocking the worker.
+use crate::net::addr::{self, ToSocketAddrs};
+use std::io;
+use std::net::SocketAddr;
+
+/// Performs a DNS resolution.
+///
+/// The returned iterator may not actually yield any values depending on the
+/// outcome of any resolution performed.
+///
+/// This API is not intended to cover all DNS use cases. Anything beyond the
+/// basic use case should be done with a specialized library. A name lookup
+/// runs `getaddrinfo` on the runtime's blocking pool; a literal address is
+/// returned without one.
+///
+/// # Examples
+///
+/// ```no_run
+/// use tokiwa::net;
+/// use std::io;
+///
+/// #[tokiwa::main]
+/// async fn main() -> io::Result<()> {
+///     for addr in net::lookup_host("localhost:3000").await? {
+///         println!("socket address is {}", addr);
+///     }
+///
+///     Ok(())
+/// }
+/// ```
+pub async fn lookup_host<T>(host: T) -> io::Result<impl Iterator<Item = SocketAddr>>
+where
+    T: ToSocketAddrs,
+{
+    addr::to_socket_addrs(host).await
+}
