@@ -43,9 +43,11 @@ mod lookup_host;
 mod util;
 
 pub mod tcp;
+mod udp;
 
 pub use addr::ToSocketAddrs;
 pub use lookup_host::lookup_host;
 pub use tcp::listener::TcpListener;
 pub use tcp::socket::TcpSocket;
 pub use tcp::stream::TcpStream;
+pub use udp::UdpSocket;
