@@ -44,6 +44,7 @@ mod util;
 
 pub mod tcp;
 mod udp;
+pub mod unix;
 
 pub use addr::ToSocketAddrs;
 pub use lookup_host::lookup_host;
@@ -51,3 +52,7 @@ pub use tcp::listener::TcpListener;
 pub use tcp::socket::TcpSocket;
 pub use tcp::stream::TcpStream;
 pub use udp::UdpSocket;
+pub use unix::datagram::socket::UnixDatagram;
+pub use unix::listener::UnixListener;
+pub use unix::socket::UnixSocket;
+pub use unix::stream::UnixStream;

@@ -1,0 +1,2 @@
+//! Unix datagram types.
+pub(crate) mod socket;
