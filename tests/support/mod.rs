@@ -5,13 +5,16 @@
 //! * [`watchdog`]: runs a test body on its own thread and turns a hang into a
 //!   failure;
 //! * [`panics`]: silences the panics a test provokes on purpose;
-//! * [`track`]: counters for polls and drops, and futures that count them.
+//! * [`track`]: counters for polls and drops, and futures that count them;
+//! * [`net`]: socket paths, descriptor limits and checksummed data for the
+//!   socket tests.
 //!
 //! Each test binary uses a different subset, hence the `allow`.
 #![allow(dead_code, unused_macros, unused_imports)]
 
 #[macro_use]
 pub mod flavor;
+pub mod net;
 pub mod panics;
 pub mod track;
 pub mod watchdog;
