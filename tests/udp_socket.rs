@@ -11,6 +11,7 @@ mod support;
 use std::future::poll_fn;
 use std::io::ErrorKind;
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
 use std::sync::Arc;
 
 use tokiwa::io::{Interest, ReadBuf};
@@ -175,6 +176,36 @@ rt_test! {
             let mut buf = [0u8; 8];
             let err = sock.recv(&mut buf).await.unwrap_err();
             assert_eq!(err.kind(), ErrorKind::ConnectionRefused, "{err:?}");
+        });
+    }
+
+    fn a_loop_on_an_always_ready_socket_yields_to_other_tasks() {
+        // In a spawned task, so that on one worker the other task can run
+        // only if this one yields.
+        rt().block_on(async {
+            tokiwa::spawn(async {
+            let (a, b) = connected_pair().await;
+            let mut buf = [0u8; 8];
+            // One round first, so both sockets have seen their readiness.
+            a.send(b"warm").await.unwrap();
+            b.recv(&mut buf).await.unwrap();
+            let other_ran = Arc::new(AtomicBool::new(false));
+            {
+                let other_ran = other_ran.clone();
+                tokiwa::spawn(async move { other_ran.store(true, SeqCst) });
+            }
+            // Loopback delivers during `send`, so neither call ever waits:
+            // only the cooperative budget can make this task yield.
+            let mut rounds = 0;
+            while !other_ran.load(SeqCst) {
+                a.send(b"spin").await.unwrap();
+                assert_eq!(b.recv(&mut buf).await.unwrap(), 4);
+                rounds += 1;
+                assert!(rounds < 10_000, "the loop never yielded");
+            }
+            })
+            .await
+            .unwrap();
         });
     }
 

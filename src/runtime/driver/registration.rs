@@ -143,7 +143,9 @@ impl Registration {
     }
 
     /// Waits for `interest` and runs `f`, until `f` returns something other
-    /// than `WouldBlock`.
+    /// than `WouldBlock`. Spends one unit of the task's cooperative budget
+    /// per completed operation, as `poll_ready` does (tokio's `async_io`
+    /// does the same), so a loop over an always-ready socket still yields.
     pub(crate) async fn async_io<R>(
         &self,
         interest: Interest,
@@ -151,9 +153,13 @@ impl Registration {
     ) -> io::Result<R> {
         loop {
             let event = self.readiness(interest).await?;
+            let coop = std::future::poll_fn(coop::poll_proceed).await;
             match f() {
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => self.clear_readiness(event),
-                result => return result,
+                result => {
+                    coop.made_progress();
+                    return result;
+                }
             }
         }
     }
