@@ -41,11 +41,10 @@ use std::task::{ready, Context, Poll};
 ///     let listener = UnixListener::bind("/path/to/the/socket").unwrap();
 ///     loop {
 ///         match listener.accept().await {
-///             Ok((stream, _addr)) => {
+///             Ok((_stream, _addr)) => {
 ///                 println!("new client!");
-///                 # drop(stream);
 ///             }
-///             Err(e) => { /* connection failed */ # drop(e); }
+///             Err(_e) => { /* connection failed */ }
 ///         }
 ///     }
 /// }
