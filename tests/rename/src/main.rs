@@ -60,6 +60,28 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn tcp_echo() -> std::io::Result<()> {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        use tokio::net::{TcpListener, TcpStream};
+
+        let listener = TcpListener::bind("127.0.0.1:0").await?;
+        let addr = listener.local_addr()?;
+        let server = tokio::spawn(async move {
+            let (mut socket, _) = listener.accept().await?;
+            let (mut r, mut w) = socket.split();
+            tokio::io::copy(&mut r, &mut w).await
+        });
+        let mut client = TcpStream::connect(addr).await?;
+        client.write_all(b"through tokio::net").await?;
+        client.shutdown().await?;
+        let mut back = String::new();
+        client.read_to_string(&mut back).await?;
+        assert_eq!(back, "through tokio::net");
+        assert_eq!(server.await??, 18);
+        Ok(())
+    }
+
+    #[tokio::test]
     #[should_panic(expected = "boom")]
     async fn should_panic_composes() {
         panic!("boom");
