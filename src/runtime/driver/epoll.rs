@@ -2,34 +2,24 @@
 //! thread.
 //!
 //! **Threads.** Each worker owns a [`Reactor`]: an epoll instance holding
-//! the worker's resources (the *inner* epoll), the registry of those
-//! resources, and a *poll thread*. The poll thread blocks in `epoll_wait`
-//! on a small *outer* epoll that holds the inner epoll's descriptor
-//! (epoll instances are pollable, epoll(7)) and the stop eventfd. The
-//! outer epoll tells the poll thread that the inner one has events without
-//! taking them, which lets it leave them to the worker when the worker is
-//! awake:
+//! the worker's resources, the registry of those resources, and a *poll
+//! thread*. Who reaps the epoll depends on the worker (`poll_gate.rs`):
 //!
-//! * **worker parked**: the poll thread reaps the inner epoll, sets the
+//! * **worker awake**: the worker reaps it itself without blocking, before
+//!   it parks and every `event_interval` ticks while busy
+//!   (`Reactor::reap`), so the tasks it wakes go to its own queue with no
+//!   thread hop; the poll thread sleeps on the gate meanwhile (it would
+//!   otherwise be woken by the kernel for every event);
+//! * **worker parked**: the poll thread blocks in `epoll_wait`, sets the
 //!   resources' readiness and wakes their tasks; a woken task is scheduled
 //!   through the injection queue, which unparks an idle worker through its
-//!   condition variable (`runtime/park/condvar.rs`);
-//! * **worker awake**: the events stay in the inner epoll for the worker,
-//!   which reaps them itself without blocking before it parks and every
-//!   `event_interval` ticks while busy (`Reactor::reap`), so the tasks it
-//!   wakes go to its own queue with no thread hop. If they are still there
-//!   after `STUCK_WORKER_MS` (the worker is stuck in a long poll), the poll
-//!   thread reaps them after all.
+//!   condition variable (`runtime/park/condvar.rs`). The poll thread is the
+//!   only thread that ever *waits* on the epoll.
 //!
-//! The handshake cannot strand events (`poll_gate.rs`, loom-checked): the
-//! worker says it is parking *before* its last non-blocking reap, and the
-//! poll thread asks *after* the outer epoll reported events, so either the
-//! worker's reap sees the events or the poll thread sees the worker parked.
-//!
-//! Measured with a 64 B ping-pong over a socket pair (2 cores): without the
-//! worker's own reaps every message crossed two thread wakeups (p50 96 us
-//! against tokio's 5.7 us); with them, and with the poll thread leaving an
-//! awake worker's events alone, the p50 matches tokio's.
+//! Measured with a 64 B ping-pong over a socket pair (2 cores): when only
+//! the poll thread reaped, every message crossed two thread wakeups (p50
+//! 96 us against tokio's 5.7 us); with the worker's own reaps the p50
+//! matches tokio's.
 //!
 //! **Tokens and stale events.** A registration's epoll token is its slot
 //! in the registry plus a generation (`index | generation << 32`). Events
@@ -45,38 +35,31 @@
 //! **Edge-triggered.** Every registration uses `EPOLLET`: the kernel
 //! reports each transition once, and readiness is cleared only when an
 //! operation returns `WouldBlock` (see `scheduled_io.rs`).
-use super::poll_gate::PollGate;
+use super::poll_gate::{PollGate, Turn};
 use super::scheduled_io::{shutdown_error, ScheduledIo};
 use crate::io::{Interest, Ready};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 // The driver is not loom-modelled (there is no epoll under loom): its
 // locks, flags and thread are std's.
-use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
 use std::sync::{Arc, Mutex};
 use std::task::Waker;
 
 /// The token of the eventfd that stops the poll thread.
 const STOP_TOKEN: u64 = u64::MAX;
-/// The token of the inner epoll in the outer one.
-const INNER_TOKEN: u64 = u64::MAX - 1;
-/// How long the poll thread leaves an awake worker's events to it before
-/// reaping them itself.
-const STUCK_WORKER_MS: libc::c_int = 1;
+/// How long an awake worker may go without reaping before its poll thread
+/// reaps for it.
+const STUCK_WORKER: std::time::Duration = std::time::Duration::from_millis(1);
 /// Events fetched per `epoll_wait`.
 const EVENTS_PER_WAIT: usize = 1024;
 
 pub(crate) struct Reactor {
-    /// The inner epoll: the worker's resources.
+    /// The worker's resources and the stop eventfd.
     epfd: OwnedFd,
-    /// The outer epoll the poll thread waits on: `epfd` and `stop_fd`.
-    outer: OwnedFd,
-    /// Whether the owning worker is parked (or about to be): the poll
-    /// thread reaps only then.
+    /// Whether the owning worker or the poll thread reaps `epfd`.
     gate: PollGate,
     /// Written at shutdown to wake the poll thread.
     stop_fd: OwnedFd,
-    stopping: AtomicBool,
     registry: Mutex<Registry>,
     poll_thread: Mutex<Option<std::thread::JoinHandle<()>>>,
     /// The worker's non-blocking reap buffer (`try_lock`: only the owning
@@ -150,7 +133,6 @@ impl Reactor {
     /// Creates the epoll instance and starts its poll thread, named `name`.
     pub(crate) fn new(name: String) -> io::Result<Arc<Reactor>> {
         let epfd = epoll_create()?;
-        let outer = epoll_create()?;
         // SAFETY: a plain syscall; the returned descriptor is checked and
         // then owned by exactly one `OwnedFd`.
         let stop_fd = unsafe {
@@ -159,26 +141,11 @@ impl Reactor {
                 libc::EFD_CLOEXEC | libc::EFD_NONBLOCK,
             ))?)
         };
-        // The inner epoll edge-triggered: the poll thread hears of new
-        // events once, whether or not it reaps them.
-        epoll_add(
-            &outer,
-            epfd.as_raw_fd(),
-            (libc::EPOLLIN | libc::EPOLLET) as u32,
-            INNER_TOKEN,
-        )?;
-        epoll_add(
-            &outer,
-            stop_fd.as_raw_fd(),
-            libc::EPOLLIN as u32,
-            STOP_TOKEN,
-        )?;
+        epoll_add(&epfd, stop_fd.as_raw_fd(), libc::EPOLLIN as u32, STOP_TOKEN)?;
         let reactor = Arc::new(Reactor {
             epfd,
-            outer,
             gate: PollGate::new(),
             stop_fd,
-            stopping: AtomicBool::new(false),
             registry: Mutex::new(Registry {
                 slots: slab::Slab::new(),
                 next_generation: 0,
@@ -267,43 +234,31 @@ impl Reactor {
         }
     }
 
-    /// The poll thread: wait on the outer epoll; reap the inner one when
-    /// the worker is parked, or when an awake worker left its events there
-    /// for `STUCK_WORKER_MS`. Repeat until stopped.
+    /// The poll thread: while the worker is parked, wait on the epoll and
+    /// dispatch; while it is awake, sleep on the gate (reaping only for a
+    /// stuck worker). Repeat until stopped.
     fn poll_loop(&self) {
-        let mut outer_events = [libc::epoll_event { events: 0, u64: 0 }; 2];
         let mut events = Events::new();
         let mut wakers = Vec::new();
-        // Events were left to the awake worker: wait only a little.
-        let mut deferred = false;
         loop {
-            let timeout = if deferred { STUCK_WORKER_MS } else { -1 };
-            let n = match wait(&self.outer, &mut outer_events, timeout) {
+            let timeout = match self.gate.wait_for_parked_worker(STUCK_WORKER) {
+                Turn::Stop => return,
+                Turn::WaitForEvents => -1,
+                Turn::ReapForStuckWorker => 0,
+            };
+            let n = match wait(&self.epfd, &mut events.0, timeout) {
                 Ok(n) => n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 // Only programming errors (bad descriptor or buffer) can
                 // land here: a silent exit would strand every waiter.
                 Err(e) => panic!("tokiwa poll thread: epoll_wait failed: {e}"),
             };
-            if self.stopping.load(SeqCst) {
-                return;
-            }
-            let inner_ready = outer_events[..n].iter().any(|e| e.u64 == INNER_TOKEN);
-            if inner_ready && !self.gate.poll_thread_may_reap() {
-                // Fresh events for an awake worker: its own reaps take them.
-                deferred = true;
-                continue;
-            }
-            // The worker is parked, or the deferral timed out.
-            deferred = false;
-            let n = match wait(&self.epfd, &mut events.0, 0) {
-                Ok(n) => n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => panic!("tokiwa poll thread: epoll_wait failed: {e}"),
-            };
             self.dispatch(&events.0[..n], &mut wakers);
             for waker in wakers.drain(..) {
                 waker.wake();
+            }
+            if self.gate.is_stopping() {
+                return;
             }
         }
     }
@@ -315,6 +270,7 @@ impl Reactor {
             return 0;
         };
         let n = wait(&self.epfd, &mut events.0, 0).unwrap_or(0);
+        self.gate.worker_reaped();
         let mut wakers = Vec::new();
         self.dispatch(&events.0[..n], &mut wakers);
         drop(events);
@@ -351,7 +307,8 @@ impl Reactor {
     /// Runtime shutdown: stops the poll thread and fails every registered
     /// resource's waiters with the shutdown error.
     pub(crate) fn shutdown(&self) {
-        self.stopping.store(true, SeqCst);
+        // Release the poll thread from the gate, or from `epoll_wait`.
+        self.gate.stop();
         let one: u64 = 1;
         // SAFETY: `stop_fd` is an open eventfd and `one` is 8 readable
         // bytes. `EAGAIN` (counter saturated) means it is readable already,

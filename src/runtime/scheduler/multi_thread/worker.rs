@@ -59,6 +59,10 @@ const LOCAL_QUEUE_CAPACITY: usize = 4;
 /// How many times in a row the LIFO slot may run ahead of the queue.
 const MAX_LIFO_POLLS_PER_TICK: u32 = 3;
 
+/// How long a searching worker polls for events before it parks (see
+/// `Context::spin_for_events`).
+const SPIN_BEFORE_PARK: std::time::Duration = std::time::Duration::from_micros(50);
+
 /// State shared by all workers.
 pub(crate) struct Shared {
     pub(crate) remotes: Box<[Remote]>,
@@ -279,6 +283,39 @@ impl Context {
         core
     }
 
+    /// A searching worker that found nothing keeps polling the reactors
+    /// (its own and the others') and the queues for up to
+    /// `SPIN_BEFORE_PARK` before it parks. `Ok(core)` when it found work.
+    ///
+    /// Why: a parked worker's events take two thread wakeups (the poll
+    /// thread's, then the worker's); a worker still spinning takes them at
+    /// once. It stays counted as searching, so notifiers do not wake a
+    /// parked worker for work it is about to find, and the cap of searching
+    /// workers (half of them) bounds the CPU spent spinning. Measured with
+    /// the loopback echo probe on 2 workers (64 B messages): 1 connection
+    /// 52k → 111k round trips/s (tokio 89k), 16 connections 110k → 194k
+    /// (tokio 178k); 20 us of spinning gave only half of that gain.
+    fn spin_for_events(&self, mut core: Box<Core>) -> Result<Box<Core>, Box<Core>> {
+        let index = core.index;
+        let deadline = std::time::Instant::now() + SPIN_BEFORE_PARK;
+        loop {
+            core = self.with_core_in_context(core, || {
+                self.handle.driver.reap_before_park(index);
+            });
+            if core.lifo_slot.is_some()
+                || !core.run_queue.is_empty()
+                || self.handle.shared.has_remote_work(index)
+                || self.handle.shared.inject.is_closed()
+            {
+                return Ok(core);
+            }
+            if std::time::Instant::now() >= deadline {
+                return Err(core);
+            }
+            std::hint::spin_loop();
+        }
+    }
+
     /// Runs `f` (which may wake tasks) with the core back in the context,
     /// so the tasks it wakes go to this worker's own queue.
     fn with_core_in_context(&self, core: Box<Core>, f: impl FnOnce()) -> Box<Core> {
@@ -305,6 +342,12 @@ impl Context {
         // The poll thread is told first, so events arriving after this reap
         // are its to deliver (see `runtime/driver/epoll.rs`).
         let index = core.index;
+        if core.is_searching {
+            core = match self.spin_for_events(core) {
+                Ok(core) => return core,
+                Err(core) => core,
+            };
+        }
         self.handle.driver.set_parked(index, true);
         core = self.with_core_in_context(core, || {
             self.handle.driver.reap_before_park(index);
