@@ -14,7 +14,7 @@ use std::error::Error;
 use std::fmt;
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
-use std::task::{ready, Context, Poll};
+use std::task::{Context, Poll};
 
 /// Associates an I/O object backed by a Unix file descriptor with the
 /// tokiwa reactor, so that readiness can be awaited.
@@ -34,7 +34,7 @@ pub struct AsyncFd<T: AsRawFd> {
 #[must_use = "You must explicitly choose whether to clear the readiness state by calling a method on ReadyGuard"]
 pub struct AsyncFdReadyGuard<'a, T: AsRawFd> {
     async_fd: &'a AsyncFd<T>,
-    event: Option<ReadyEvent>,
+    event: Observed,
 }
 
 /// The guard of a readiness event on an exclusively borrowed `AsyncFd`
@@ -42,7 +42,7 @@ pub struct AsyncFdReadyGuard<'a, T: AsRawFd> {
 #[must_use = "You must explicitly choose whether to clear the readiness state by calling a method on ReadyGuard"]
 pub struct AsyncFdReadyMutGuard<'a, T: AsRawFd> {
     async_fd: &'a mut AsyncFd<T>,
-    event: Option<ReadyEvent>,
+    event: Observed,
 }
 
 /// Returned by a guard's `try_io` when the operation would have blocked
@@ -175,17 +175,29 @@ impl<T: AsRawFd> AsyncFd<T> {
         Some(inner)
     }
 
+    fn guard(&self, event: ReadyEvent) -> AsyncFdReadyGuard<'_, T> {
+        AsyncFdReadyGuard {
+            async_fd: self,
+            event: Observed(Some(event)),
+        }
+    }
+
+    fn guard_mut(&mut self, event: ReadyEvent) -> AsyncFdReadyMutGuard<'_, T> {
+        AsyncFdReadyMutGuard {
+            async_fd: self,
+            event: Observed(Some(event)),
+        }
+    }
+
     /// Polls for read readiness. Only the last task to call this (or
     /// `poll_read_ready_mut`) is woken.
     pub fn poll_read_ready<'a>(
         &'a self,
         cx: &mut Context<'_>,
     ) -> Poll<io::Result<AsyncFdReadyGuard<'a, T>>> {
-        let event = ready!(self.registration.poll_read_ready(cx))?;
-        Poll::Ready(Ok(AsyncFdReadyGuard {
-            async_fd: self,
-            event: Some(event),
-        }))
+        self.registration
+            .poll_read_ready(cx)
+            .map_ok(|event| self.guard(event))
     }
 
     /// Polls for read readiness, with an exclusive guard.
@@ -193,11 +205,9 @@ impl<T: AsRawFd> AsyncFd<T> {
         &'a mut self,
         cx: &mut Context<'_>,
     ) -> Poll<io::Result<AsyncFdReadyMutGuard<'a, T>>> {
-        let event = ready!(self.registration.poll_read_ready(cx))?;
-        Poll::Ready(Ok(AsyncFdReadyMutGuard {
-            async_fd: self,
-            event: Some(event),
-        }))
+        self.registration
+            .poll_read_ready(cx)
+            .map_ok(move |event| self.guard_mut(event))
     }
 
     /// Polls for write readiness. Only the last task to call this (or
@@ -206,11 +216,9 @@ impl<T: AsRawFd> AsyncFd<T> {
         &'a self,
         cx: &mut Context<'_>,
     ) -> Poll<io::Result<AsyncFdReadyGuard<'a, T>>> {
-        let event = ready!(self.registration.poll_write_ready(cx))?;
-        Poll::Ready(Ok(AsyncFdReadyGuard {
-            async_fd: self,
-            event: Some(event),
-        }))
+        self.registration
+            .poll_write_ready(cx)
+            .map_ok(|event| self.guard(event))
     }
 
     /// Polls for write readiness, with an exclusive guard.
@@ -218,21 +226,16 @@ impl<T: AsRawFd> AsyncFd<T> {
         &'a mut self,
         cx: &mut Context<'_>,
     ) -> Poll<io::Result<AsyncFdReadyMutGuard<'a, T>>> {
-        let event = ready!(self.registration.poll_write_ready(cx))?;
-        Poll::Ready(Ok(AsyncFdReadyMutGuard {
-            async_fd: self,
-            event: Some(event),
-        }))
+        self.registration
+            .poll_write_ready(cx)
+            .map_ok(move |event| self.guard_mut(event))
     }
 
     /// Waits for any readiness in `interest`. Any number of tasks may wait
     /// at once.
     pub async fn ready(&self, interest: Interest) -> io::Result<AsyncFdReadyGuard<'_, T>> {
         let event = self.registration.readiness(interest).await?;
-        Ok(AsyncFdReadyGuard {
-            async_fd: self,
-            event: Some(event),
-        })
+        Ok(self.guard(event))
     }
 
     /// Waits for any readiness in `interest`, with an exclusive guard.
@@ -241,10 +244,7 @@ impl<T: AsRawFd> AsyncFd<T> {
         interest: Interest,
     ) -> io::Result<AsyncFdReadyMutGuard<'_, T>> {
         let event = self.registration.readiness(interest).await?;
-        Ok(AsyncFdReadyMutGuard {
-            async_fd: self,
-            event: Some(event),
-        })
+        Ok(self.guard_mut(event))
     }
 
     /// Waits until the descriptor is readable.
@@ -344,17 +344,50 @@ impl<T: AsRawFd> Drop for AsyncFd<T> {
     }
 }
 
-/// Clears `ready` out of `event`, in the resource and in the guard.
-fn clear_matching(registration: &Registration, event: &mut Option<ReadyEvent>, ready: Ready) {
-    if let Some(ev) = event {
-        let matched = ev.ready & ready;
-        registration.clear_readiness(ReadyEvent {
-            ready: matched,
-            ..*ev
-        });
-        ev.ready = ev.ready - matched;
-        if ev.ready.is_empty() {
-            *event = None;
+/// The readiness event a guard observed (`None` once cleared), and what
+/// both guard types do with it.
+struct Observed(Option<ReadyEvent>);
+
+impl Observed {
+    /// Clears the whole event in `registration`.
+    fn clear(&mut self, registration: &Registration) {
+        if let Some(event) = self.0.take() {
+            registration.clear_readiness(event);
+        }
+    }
+
+    /// Clears `ready` out of the event, in `registration` and here.
+    fn clear_matching(&mut self, registration: &Registration, ready: Ready) {
+        if let Some(ev) = &mut self.0 {
+            let matched = ev.ready & ready;
+            registration.clear_readiness(ReadyEvent {
+                ready: matched,
+                ..*ev
+            });
+            ev.ready = ev.ready - matched;
+            if ev.ready.is_empty() {
+                self.0 = None;
+            }
+        }
+    }
+
+    fn ready(&self) -> Ready {
+        self.0.map_or(Ready::EMPTY, |e| e.ready)
+    }
+
+    /// The outcome of a guard's `try_io`: a `WouldBlock` clears the event
+    /// and becomes `Err(TryIoError)`.
+    fn try_io_result<R>(
+        &mut self,
+        registration: &Registration,
+        result: io::Result<R>,
+    ) -> Result<io::Result<R>, TryIoError> {
+        match result {
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                self.clear(registration);
+                Err(TryIoError(()))
+            }
+            result => Ok(result),
         }
     }
 }
@@ -363,16 +396,15 @@ impl<'a, T: AsRawFd> AsyncFdReadyGuard<'a, T> {
     /// Says the descriptor is no longer ready: the next readiness wait
     /// waits for a new event from the driver.
     pub fn clear_ready(&mut self) {
-        if let Some(event) = self.event.take() {
-            self.async_fd.registration.clear_readiness(event);
-        }
+        self.event.clear(&self.async_fd.registration);
     }
 
     /// Clears only the `ready` part of the observed readiness (for
     /// example just `Ready::READABLE` of a guard from `ready(READABLE |
     /// WRITABLE)`).
     pub fn clear_ready_matching(&mut self, ready: Ready) {
-        clear_matching(&self.async_fd.registration, &mut self.event, ready);
+        self.event
+            .clear_matching(&self.async_fd.registration, ready);
     }
 
     /// Keeps the readiness set (the default when the guard is dropped).
@@ -380,7 +412,7 @@ impl<'a, T: AsRawFd> AsyncFdReadyGuard<'a, T> {
 
     /// The readiness this guard observed.
     pub fn ready(&self) -> Ready {
-        self.event.map_or(Ready::EMPTY, |e| e.ready)
+        self.event.ready()
     }
 
     /// Runs `f`; on `WouldBlock` clears the readiness and returns
@@ -389,13 +421,9 @@ impl<'a, T: AsRawFd> AsyncFdReadyGuard<'a, T> {
         &mut self,
         f: impl FnOnce(&'a AsyncFd<T>) -> io::Result<R>,
     ) -> Result<io::Result<R>, TryIoError> {
-        match f(self.async_fd) {
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                self.clear_ready();
-                Err(TryIoError(()))
-            }
-            result => Ok(result),
-        }
+        let result = f(self.async_fd);
+        self.event
+            .try_io_result(&self.async_fd.registration, result)
     }
 
     /// The `AsyncFd` this guard belongs to.
@@ -412,14 +440,13 @@ impl<'a, T: AsRawFd> AsyncFdReadyGuard<'a, T> {
 impl<T: AsRawFd> AsyncFdReadyMutGuard<'_, T> {
     /// Says the descriptor is no longer ready.
     pub fn clear_ready(&mut self) {
-        if let Some(event) = self.event.take() {
-            self.async_fd.registration.clear_readiness(event);
-        }
+        self.event.clear(&self.async_fd.registration);
     }
 
     /// Clears only the `ready` part of the observed readiness.
     pub fn clear_ready_matching(&mut self, ready: Ready) {
-        clear_matching(&self.async_fd.registration, &mut self.event, ready);
+        self.event
+            .clear_matching(&self.async_fd.registration, ready);
     }
 
     /// Keeps the readiness set (the default when the guard is dropped).
@@ -427,7 +454,7 @@ impl<T: AsRawFd> AsyncFdReadyMutGuard<'_, T> {
 
     /// The readiness this guard observed.
     pub fn ready(&self) -> Ready {
-        self.event.map_or(Ready::EMPTY, |e| e.ready)
+        self.event.ready()
     }
 
     /// Runs `f`; on `WouldBlock` clears the readiness and returns
@@ -436,13 +463,9 @@ impl<T: AsRawFd> AsyncFdReadyMutGuard<'_, T> {
         &mut self,
         f: impl FnOnce(&mut AsyncFd<T>) -> io::Result<R>,
     ) -> Result<io::Result<R>, TryIoError> {
-        match f(self.async_fd) {
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                self.clear_ready();
-                Err(TryIoError(()))
-            }
-            result => Ok(result),
-        }
+        let result = f(self.async_fd);
+        self.event
+            .try_io_result(&self.async_fd.registration, result)
     }
 
     /// The `AsyncFd` this guard belongs to.
