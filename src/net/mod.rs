@@ -39,6 +39,7 @@
 //!
 //! Only the Linux flavour of everything exists: tokiwa runs on Linux.
 mod addr;
+mod evented;
 mod lookup_host;
 mod util;
 

@@ -9,8 +9,7 @@
 use crate::io::poll_evented::PollEvented;
 use crate::io::{Interest, ReadBuf, Ready};
 use crate::net::addr::{to_socket_addrs, try_each, ToSocketAddrs};
-use crate::net::util::{check_socket_for_blocking, new_socket, recv_into};
-use crate::runtime::driver::scheduled_io::Direction;
+use crate::net::util::{check_socket_for_blocking, new_socket};
 use socket2::{Domain, SockAddr, SockRef, Type};
 use std::fmt;
 use std::io;
@@ -175,8 +174,7 @@ impl UdpSocket {
     ///
     /// This method is cancel safe.
     pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
-        let event = self.io.registration().readiness(interest).await?;
-        Ok(event.ready)
+        self.io.ready(interest).await
     }
 
     /// Waits for the socket to become writable.
@@ -203,7 +201,7 @@ impl UdpSocket {
     /// only the `Waker` from the `Context` passed to the most recent call
     /// is scheduled to receive a wakeup.
     pub fn poll_send_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.io.registration().poll_write_ready(cx).map_ok(|_| ())
+        self.io.poll_write_ready(cx)
     }
 
     /// Sends data on the socket to the remote address that the socket is
@@ -226,7 +224,6 @@ impl UdpSocket {
     /// is guaranteed that the message was not sent.
     pub async fn send(&self, buf: &[u8]) -> io::Result<usize> {
         self.io
-            .registration()
             .async_io(Interest::WRITABLE, || self.io.send(buf))
             .await
     }
@@ -249,9 +246,7 @@ impl UdpSocket {
     ///
     /// [`connect`]: method@Self::connect
     pub fn poll_send(&self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        self.io
-            .registration()
-            .poll_io(cx, Direction::Write, || self.io.send(buf))
+        self.io.poll_write_io(cx, || self.io.send(buf))
     }
 
     /// Tries to send data on the socket to the remote address to which it
@@ -260,9 +255,7 @@ impl UdpSocket {
     /// When the socket buffer is full, `Err(io::ErrorKind::WouldBlock)` is
     /// returned. This function is usually paired with `writable()`.
     pub fn try_send(&self, buf: &[u8]) -> io::Result<usize> {
-        self.io
-            .registration()
-            .try_io(Interest::WRITABLE, || self.io.send(buf))
+        self.io.try_io(Interest::WRITABLE, || self.io.send(buf))
     }
 
     /// Waits for the socket to become readable.
@@ -289,7 +282,7 @@ impl UdpSocket {
     /// `poll_peek`, only the `Waker` from the `Context` passed to the most
     /// recent call is scheduled to receive a wakeup.
     pub fn poll_recv_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.io.registration().poll_read_ready(cx).map_ok(|_| ())
+        self.io.poll_read_ready(cx)
     }
 
     /// Receives a single datagram message on the socket from the remote
@@ -311,10 +304,7 @@ impl UdpSocket {
     ///
     /// [`connect`]: method@Self::connect
     pub async fn recv(&self, buf: &mut [u8]) -> io::Result<usize> {
-        self.io
-            .registration()
-            .async_io(Interest::READABLE | Interest::ERROR, || self.io.recv(buf))
-            .await
+        self.async_recv(|| self.io.recv(buf)).await
     }
 
     /// Attempts to receive a single datagram message on the socket from the
@@ -335,9 +325,8 @@ impl UdpSocket {
     ///
     /// [`connect`]: method@Self::connect
     pub fn poll_recv(&self, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
-        self.io.registration().poll_io(cx, Direction::Read, || {
-            recv_into(buf, |b| self.as_socket().recv(b).map(|n| (n, ())))
-        })
+        self.io
+            .poll_recv(cx, buf, |s, b| s.recv(b).map(|n| (n, ())))
     }
 
     /// Tries to receive a single datagram message on the socket from the
@@ -347,9 +336,7 @@ impl UdpSocket {
     /// When there is no pending data, `Err(io::ErrorKind::WouldBlock)` is
     /// returned. This function is usually paired with `readable()`.
     pub fn try_recv(&self, buf: &mut [u8]) -> io::Result<usize> {
-        self.io
-            .registration()
-            .try_io(Interest::READABLE, || self.io.recv(buf))
+        self.io.try_io(Interest::READABLE, || self.io.recv(buf))
     }
 
     /// Sends data on the socket to the given address. On success, returns
@@ -369,7 +356,6 @@ impl UdpSocket {
         match addrs.next() {
             Some(target) => {
                 self.io
-                    .registration()
                     .async_io(Interest::WRITABLE, || self.io.send_to(buf, target))
                     .await
             }
@@ -397,9 +383,7 @@ impl UdpSocket {
         buf: &[u8],
         target: SocketAddr,
     ) -> Poll<io::Result<usize>> {
-        self.io
-            .registration()
-            .poll_io(cx, Direction::Write, || self.io.send_to(buf, target))
+        self.io.poll_write_io(cx, || self.io.send_to(buf, target))
     }
 
     /// Tries to send data on the socket to the given address, but if the
@@ -419,7 +403,6 @@ impl UdpSocket {
     /// [`ErrorKind::WouldBlock`]: std::io::ErrorKind::WouldBlock
     pub fn try_send_to(&self, buf: &[u8], target: SocketAddr) -> io::Result<usize> {
         self.io
-            .registration()
             .try_io(Interest::WRITABLE, || self.io.send_to(buf, target))
     }
 
@@ -436,12 +419,7 @@ impl UdpSocket {
     /// `select!` statement and some other branch completes first, it is
     /// guaranteed that no messages were received on this socket.
     pub async fn recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
-        self.io
-            .registration()
-            .async_io(Interest::READABLE | Interest::ERROR, || {
-                self.io.recv_from(buf)
-            })
-            .await
+        self.async_recv(|| self.io.recv_from(buf)).await
     }
 
     /// Attempts to receive a single datagram on the socket.
@@ -461,11 +439,9 @@ impl UdpSocket {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<SocketAddr>> {
-        self.io.registration().poll_io(cx, Direction::Read, || {
-            recv_into(buf, |b| {
-                let (n, addr) = self.as_socket().recv_from(b)?;
-                Ok((n, ip_addr(addr)?))
-            })
+        self.io.poll_recv(cx, buf, |s, b| {
+            let (n, addr) = s.recv_from(b)?;
+            Ok((n, ip_addr(addr)?))
         })
     }
 
@@ -476,7 +452,6 @@ impl UdpSocket {
     /// returned. This function is usually paired with `readable()`.
     pub fn try_recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
         self.io
-            .registration()
             .try_io(Interest::READABLE, || self.io.recv_from(buf))
     }
 
@@ -503,7 +478,7 @@ impl UdpSocket {
         interest: Interest,
         f: impl FnOnce() -> io::Result<R>,
     ) -> io::Result<R> {
-        self.io.registration().try_io(interest, f)
+        self.io.try_io(interest, f)
     }
 
     /// Reads or writes from the socket using a user-provided IO operation.
@@ -517,7 +492,7 @@ impl UdpSocket {
         interest: Interest,
         f: impl FnMut() -> io::Result<R>,
     ) -> io::Result<R> {
-        self.io.registration().async_io(interest, f).await
+        self.io.async_io(interest, f).await
     }
 
     /// Receives a single datagram from the connected address without
@@ -532,10 +507,7 @@ impl UdpSocket {
     /// to always use a sufficiently large buffer to hold the maximum UDP
     /// packet size, which can be up to 65536 bytes in size.
     pub async fn peek(&self, buf: &mut [u8]) -> io::Result<usize> {
-        self.io
-            .registration()
-            .async_io(Interest::READABLE | Interest::ERROR, || self.io.peek(buf))
-            .await
+        self.async_recv(|| self.io.peek(buf)).await
     }
 
     /// Receives data from the connected address, without removing it from
@@ -552,9 +524,8 @@ impl UdpSocket {
     ///   ready
     /// * `Poll::Ready(Err(e))` if an error is encountered.
     pub fn poll_peek(&self, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
-        self.io.registration().poll_io(cx, Direction::Read, || {
-            recv_into(buf, |b| self.as_socket().peek(b).map(|n| (n, ())))
-        })
+        self.io
+            .poll_recv(cx, buf, |s, b| s.peek(b).map(|n| (n, ())))
     }
 
     /// Tries to receive data on the connected address without removing it
@@ -563,9 +534,7 @@ impl UdpSocket {
     /// When there is no pending data, `Err(io::ErrorKind::WouldBlock)` is
     /// returned. This function is usually paired with `readable()`.
     pub fn try_peek(&self, buf: &mut [u8]) -> io::Result<usize> {
-        self.io
-            .registration()
-            .try_io(Interest::READABLE, || self.io.peek(buf))
+        self.io.try_io(Interest::READABLE, || self.io.peek(buf))
     }
 
     /// Receives data from the socket, without removing it from the input
@@ -580,12 +549,7 @@ impl UdpSocket {
     /// Make sure to always use a sufficiently large buffer to hold the
     /// maximum UDP packet size, which can be up to 65536 bytes in size.
     pub async fn peek_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
-        self.io
-            .registration()
-            .async_io(Interest::READABLE | Interest::ERROR, || {
-                self.io.peek_from(buf)
-            })
-            .await
+        self.async_recv(|| self.io.peek_from(buf)).await
     }
 
     /// Receives data from the socket, without removing it from the input
@@ -606,11 +570,9 @@ impl UdpSocket {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<SocketAddr>> {
-        self.io.registration().poll_io(cx, Direction::Read, || {
-            recv_into(buf, |b| {
-                let (n, addr) = self.as_socket().peek_from(b)?;
-                Ok((n, ip_addr(addr)?))
-            })
+        self.io.poll_recv(cx, buf, |s, b| {
+            let (n, addr) = s.peek_from(b)?;
+            Ok((n, ip_addr(addr)?))
         })
     }
 
@@ -622,7 +584,6 @@ impl UdpSocket {
     /// returned. This function is usually paired with `readable()`.
     pub fn try_peek_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
         self.io
-            .registration()
             .try_io(Interest::READABLE, || self.io.peek_from(buf))
     }
 
@@ -634,12 +595,7 @@ impl UdpSocket {
     ///
     /// [`peek_from`]: method@Self::peek_from
     pub async fn peek_sender(&self) -> io::Result<SocketAddr> {
-        self.io
-            .registration()
-            .async_io(Interest::READABLE | Interest::ERROR, || {
-                self.peek_sender_inner()
-            })
-            .await
+        self.async_recv(|| self.peek_sender_inner()).await
     }
 
     /// Retrieves the sender of the data at the head of the input queue,
@@ -649,9 +605,7 @@ impl UdpSocket {
     /// direction, only the `Waker` from the `Context` passed to the most
     /// recent call will be scheduled to receive a wakeup.
     pub fn poll_peek_sender(&self, cx: &mut Context<'_>) -> Poll<io::Result<SocketAddr>> {
-        self.io
-            .registration()
-            .poll_io(cx, Direction::Read, || self.peek_sender_inner())
+        self.io.poll_read_io(cx, || self.peek_sender_inner())
     }
 
     /// Tries to retrieve the sender of the data at the head of the input
@@ -661,8 +615,16 @@ impl UdpSocket {
     /// returned. This function is usually paired with `readable()`.
     pub fn try_peek_sender(&self) -> io::Result<SocketAddr> {
         self.io
-            .registration()
             .try_io(Interest::READABLE, || self.peek_sender_inner())
+    }
+
+    /// Waits until a datagram, or an error queued on the socket (an ICMP
+    /// "port unreachable" on a connected socket), can be received, and runs
+    /// the receive `f` until it does not block.
+    async fn async_recv<R>(&self, f: impl FnMut() -> io::Result<R>) -> io::Result<R> {
+        self.io
+            .async_io(Interest::READABLE | Interest::ERROR, f)
+            .await
     }
 
     fn peek_sender_inner(&self) -> io::Result<SocketAddr> {

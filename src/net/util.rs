@@ -1,10 +1,9 @@
 //! Small helpers every socket type shares: creating a non-blocking socket,
-//! the blocking-mode check of the `from_std` constructors, and receiving
-//! into a `ReadBuf` without zeroing it first.
-use crate::io::ReadBuf;
+//! recognising `connect`'s "in progress", and the blocking-mode check of the
+//! `from_std` constructors. (The operations on a registered socket are in
+//! `evented.rs`.)
 use socket2::{Domain, Socket, Type};
 use std::io;
-use std::mem::MaybeUninit;
 use std::os::fd::AsFd;
 
 /// A new socket, non-blocking and close-on-exec from the start (one
@@ -35,23 +34,4 @@ pub(crate) fn check_socket_for_blocking<S: AsFd>(s: &S) -> io::Result<()> {
     );
     let _ = s;
     Ok(())
-}
-
-/// Runs `recv` on the unfilled part of `buf`, then marks what it wrote as
-/// initialised and filled. `recv` is a `socket2` receive, which takes
-/// possibly uninitialised memory, so the buffer is never zeroed.
-pub(crate) fn recv_into<T>(
-    buf: &mut ReadBuf<'_>,
-    recv: impl FnOnce(&mut [MaybeUninit<u8>]) -> io::Result<(usize, T)>,
-) -> io::Result<T> {
-    // SAFETY: `unfilled_mut` hands out bytes that may be uninitialised; we
-    // never read them, and never de-initialise any: the only writer is the
-    // kernel, through `recv`.
-    let unfilled = unsafe { buf.unfilled_mut() };
-    let (n, value) = recv(unfilled)?;
-    // SAFETY: `recv` returned `n`, the number of bytes the kernel wrote at
-    // the start of the unfilled region.
-    unsafe { buf.assume_init(n) };
-    buf.advance(n);
-    Ok(value)
 }

@@ -11,7 +11,6 @@ use crate::io::Interest;
 use crate::net::addr::{try_each, ToSocketAddrs};
 use crate::net::tcp::stream::TcpStream;
 use crate::net::util::{check_socket_for_blocking, new_socket};
-use crate::runtime::driver::scheduled_io::Direction;
 use socket2::{Domain, SockRef, Type};
 use std::fmt;
 use std::io;
@@ -151,7 +150,6 @@ impl TcpListener {
     pub async fn accept(&self) -> io::Result<(TcpStream, SocketAddr)> {
         let (stream, addr) = self
             .io
-            .registration()
             .async_io(Interest::READABLE, || self.accept_std())
             .await?;
         Ok((TcpStream::new_accepted(stream)?, addr))
@@ -164,10 +162,7 @@ impl TcpListener {
     /// calls to `poll_accept`, only the `Waker` from the `Context` passed to
     /// the most recent call is scheduled to receive a wakeup.
     pub fn poll_accept(&self, cx: &mut Context<'_>) -> Poll<io::Result<(TcpStream, SocketAddr)>> {
-        let (stream, addr) = ready!(self
-            .io
-            .registration()
-            .poll_io(cx, Direction::Read, || self.accept_std()))?;
+        let (stream, addr) = ready!(self.io.poll_read_io(cx, || self.accept_std()))?;
         Poll::Ready(Ok((TcpStream::new_accepted(stream)?, addr)))
     }
 

@@ -10,11 +10,10 @@ use crate::io::{AsyncRead, AsyncWrite, Interest, ReadBuf, Ready};
 use crate::net::addr::{try_each, ToSocketAddrs};
 use crate::net::tcp::split::{split, ReadHalf, WriteHalf};
 use crate::net::tcp::split_owned::{split_owned, OwnedReadHalf, OwnedWriteHalf};
-use crate::net::util::{check_socket_for_blocking, is_connect_in_progress, new_socket, recv_into};
+use crate::net::util::{check_socket_for_blocking, is_connect_in_progress, new_socket};
 use socket2::{Domain, SockRef, Type};
 use std::fmt;
-use std::future::poll_fn;
-use std::io::{self, Read, Write};
+use std::io;
 use std::net::{self, Shutdown, SocketAddr};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
 use std::pin::Pin;
@@ -116,12 +115,7 @@ impl TcpStream {
     /// waits for its outcome.
     pub(crate) async fn connect_std(stream: net::TcpStream) -> io::Result<TcpStream> {
         let stream = TcpStream::new(stream)?;
-        // Writable means the handshake is over, successfully or not;
-        // `SO_ERROR` says which.
-        poll_fn(|cx| stream.io.registration().poll_write_ready(cx)).await?;
-        if let Some(e) = stream.io.take_error()? {
-            return Err(e);
-        }
+        stream.io.connected().await?;
         Ok(stream)
     }
 
@@ -228,15 +222,7 @@ impl TcpStream {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<usize>> {
-        self.io.registration().poll_io(
-            cx,
-            crate::runtime::driver::scheduled_io::Direction::Read,
-            || {
-                recv_into(buf, |b| {
-                    SockRef::from(self.io.get_ref()).peek(b).map(|n| (n, n))
-                })
-            },
-        )
+        self.io.poll_recv(cx, buf, |s, b| s.peek(b).map(|n| (n, n)))
     }
 
     /// Waits for any of the requested ready states.
@@ -258,8 +244,7 @@ impl TcpStream {
     /// consumed by an attempt to read or write that fails with
     /// `WouldBlock` or `Poll::Pending`.
     pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
-        let event = self.io.registration().readiness(interest).await?;
-        Ok(event.ready)
+        self.io.ready(interest).await
     }
 
     /// Waits for the socket to become readable.
@@ -296,7 +281,7 @@ impl TcpStream {
     ///
     /// [`readable`]: method@Self::readable
     pub fn poll_read_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.io.registration().poll_read_ready(cx).map_ok(|_| ())
+        self.io.poll_read_ready(cx)
     }
 
     /// Tries to read data from the stream into the provided buffer,
@@ -324,9 +309,7 @@ impl TcpStream {
     /// If the stream is not ready to read data,
     /// `Err(io::ErrorKind::WouldBlock)` is returned.
     pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
-        self.io
-            .registration()
-            .try_io(Interest::READABLE, || self.io.get_ref().read(buf))
+        self.io.try_read(buf)
     }
 
     /// Tries to read data from the stream into the provided buffers,
@@ -339,9 +322,7 @@ impl TcpStream {
     ///
     /// [`try_read()`]: TcpStream::try_read()
     pub fn try_read_vectored(&self, bufs: &mut [io::IoSliceMut<'_>]) -> io::Result<usize> {
-        self.io
-            .registration()
-            .try_io(Interest::READABLE, || self.io.get_ref().read_vectored(bufs))
+        self.io.try_read_vectored(bufs)
     }
 
     /// Waits for the socket to become writable.
@@ -371,7 +352,7 @@ impl TcpStream {
     /// only the `Waker` from the `Context` passed to the most recent call is
     /// scheduled to receive a wakeup.
     pub fn poll_write_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.io.registration().poll_write_ready(cx).map_ok(|_| ())
+        self.io.poll_write_ready(cx)
     }
 
     /// Try to write a buffer to the stream, returning how many bytes were
@@ -383,9 +364,7 @@ impl TcpStream {
     /// If the stream is not ready to write data,
     /// `Err(io::ErrorKind::WouldBlock)` is returned.
     pub fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
-        self.io
-            .registration()
-            .try_io(Interest::WRITABLE, || self.io.get_ref().write(buf))
+        self.io.try_write(buf)
     }
 
     /// Tries to write several buffers to the stream, returning how many
@@ -398,9 +377,7 @@ impl TcpStream {
     ///
     /// [`try_write()`]: TcpStream::try_write()
     pub fn try_write_vectored(&self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
-        self.io.registration().try_io(Interest::WRITABLE, || {
-            self.io.get_ref().write_vectored(bufs)
-        })
+        self.io.try_write_vectored(bufs)
     }
 
     /// Tries to read or write from the socket using a user-provided IO
@@ -435,7 +412,7 @@ impl TcpStream {
         interest: Interest,
         f: impl FnOnce() -> io::Result<R>,
     ) -> io::Result<R> {
-        self.io.registration().try_io(interest, f)
+        self.io.try_io(interest, f)
     }
 
     /// Reads or writes from the socket using a user-provided IO operation.
@@ -455,7 +432,7 @@ impl TcpStream {
         interest: Interest,
         f: impl FnMut() -> io::Result<R>,
     ) -> io::Result<R> {
-        self.io.registration().async_io(interest, f).await
+        self.io.async_io(interest, f).await
     }
 
     /// Receives data on the socket from the remote address to which it is
@@ -473,7 +450,6 @@ impl TcpStream {
     /// been modified.
     pub async fn peek(&self, buf: &mut [u8]) -> io::Result<usize> {
         self.io
-            .registration()
             .async_io(Interest::READABLE, || self.io.peek(buf))
             .await
     }
@@ -481,10 +457,7 @@ impl TcpStream {
     /// Shuts down one or both halves; a socket that is already
     /// disconnected counts as shut down.
     pub(super) fn shutdown_std(&self, how: Shutdown) -> io::Result<()> {
-        match self.io.shutdown(how) {
-            Err(e) if e.kind() == io::ErrorKind::NotConnected => Ok(()),
-            result => result,
-        }
+        self.io.shutdown_stream(how)
     }
 
     /// Gets the value of the `TCP_NODELAY` option on this socket.

@@ -9,7 +9,6 @@ use crate::io::Interest;
 use crate::net::unix::socket_addr::{self, SocketAddr};
 use crate::net::unix::stream::UnixStream;
 use crate::net::util::{check_socket_for_blocking, new_socket};
-use crate::runtime::driver::scheduled_io::Direction;
 use socket2::{Domain, Type};
 use std::fmt;
 use std::io;
@@ -147,7 +146,6 @@ impl UnixListener {
     pub async fn accept(&self) -> io::Result<(UnixStream, SocketAddr)> {
         let (stream, addr) = self
             .io
-            .registration()
             .async_io(Interest::READABLE, || self.accept_std())
             .await?;
         Ok((UnixStream::new_accepted(stream)?, addr))
@@ -160,10 +158,7 @@ impl UnixListener {
     /// calls to `poll_accept`, only the `Waker` from the `Context` passed to
     /// the most recent call is scheduled to receive a wakeup.
     pub fn poll_accept(&self, cx: &mut Context<'_>) -> Poll<io::Result<(UnixStream, SocketAddr)>> {
-        let (stream, addr) = ready!(self
-            .io
-            .registration()
-            .poll_io(cx, Direction::Read, || self.accept_std()))?;
+        let (stream, addr) = ready!(self.io.poll_read_io(cx, || self.accept_std()))?;
         Poll::Ready(Ok((UnixStream::new_accepted(stream)?, addr)))
     }
 

@@ -14,8 +14,7 @@ use crate::net::unix::ucred::{self, UCred};
 use crate::net::util::{check_socket_for_blocking, is_connect_in_progress, new_socket};
 use socket2::{Domain, Socket, Type};
 use std::fmt;
-use std::future::poll_fn;
-use std::io::{self, Read, Write};
+use std::io;
 use std::net::Shutdown;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
 use std::os::unix::net;
@@ -71,10 +70,7 @@ impl UnixStream {
     /// waits for its outcome.
     pub(crate) async fn connect_std(stream: net::UnixStream) -> io::Result<UnixStream> {
         let stream = UnixStream::new(stream)?;
-        poll_fn(|cx| stream.io.registration().poll_write_ready(cx)).await?;
-        if let Some(e) = stream.io.take_error()? {
-            return Err(e);
-        }
+        stream.io.connected().await?;
         Ok(stream)
     }
 
@@ -109,8 +105,7 @@ impl UnixStream {
     ///
     /// This method is cancel safe.
     pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
-        let event = self.io.registration().readiness(interest).await?;
-        Ok(event.ready)
+        self.io.ready(interest).await
     }
 
     /// Waits for the socket to become readable.
@@ -137,7 +132,7 @@ impl UnixStream {
     /// only the `Waker` from the `Context` passed to the most recent call
     /// is scheduled to receive a wakeup.
     pub fn poll_read_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.io.registration().poll_read_ready(cx).map_ok(|_| ())
+        self.io.poll_read_ready(cx)
     }
 
     /// Try to read data from the stream into the provided buffer, returning
@@ -158,9 +153,7 @@ impl UnixStream {
     /// If the stream is not ready to read data,
     /// `Err(io::ErrorKind::WouldBlock)` is returned.
     pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
-        self.io
-            .registration()
-            .try_io(Interest::READABLE, || self.io.get_ref().read(buf))
+        self.io.try_read(buf)
     }
 
     /// Tries to read data from the stream into the provided buffers,
@@ -173,9 +166,7 @@ impl UnixStream {
     ///
     /// [`try_read()`]: UnixStream::try_read()
     pub fn try_read_vectored(&self, bufs: &mut [io::IoSliceMut<'_>]) -> io::Result<usize> {
-        self.io
-            .registration()
-            .try_io(Interest::READABLE, || self.io.get_ref().read_vectored(bufs))
+        self.io.try_read_vectored(bufs)
     }
 
     /// Waits for the socket to become writable.
@@ -202,7 +193,7 @@ impl UnixStream {
     /// only the `Waker` from the `Context` passed to the most recent call
     /// is scheduled to receive a wakeup.
     pub fn poll_write_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.io.registration().poll_write_ready(cx).map_ok(|_| ())
+        self.io.poll_write_ready(cx)
     }
 
     /// Tries to write a buffer to the stream, returning how many bytes were
@@ -212,9 +203,7 @@ impl UnixStream {
     /// only part of the buffer may be written. If the stream is not ready
     /// to write data, `Err(io::ErrorKind::WouldBlock)` is returned.
     pub fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
-        self.io
-            .registration()
-            .try_io(Interest::WRITABLE, || self.io.get_ref().write(buf))
+        self.io.try_write(buf)
     }
 
     /// Tries to write several buffers to the stream, returning how many
@@ -227,9 +216,7 @@ impl UnixStream {
     ///
     /// [`try_write()`]: UnixStream::try_write()
     pub fn try_write_vectored(&self, buf: &[io::IoSlice<'_>]) -> io::Result<usize> {
-        self.io
-            .registration()
-            .try_io(Interest::WRITABLE, || self.io.get_ref().write_vectored(buf))
+        self.io.try_write_vectored(buf)
     }
 
     /// Tries to read or write from the socket using a user-provided IO
@@ -245,7 +232,7 @@ impl UnixStream {
         interest: Interest,
         f: impl FnOnce() -> io::Result<R>,
     ) -> io::Result<R> {
-        self.io.registration().try_io(interest, f)
+        self.io.try_io(interest, f)
     }
 
     /// Reads or writes from the socket using a user-provided IO operation.
@@ -259,7 +246,7 @@ impl UnixStream {
         interest: Interest,
         f: impl FnMut() -> io::Result<R>,
     ) -> io::Result<R> {
-        self.io.registration().async_io(interest, f).await
+        self.io.async_io(interest, f).await
     }
 
     /// Creates new `UnixStream` from a `std::os::unix::net::UnixStream`.
@@ -338,10 +325,7 @@ impl UnixStream {
     /// Shuts down one or both halves; a socket that is already
     /// disconnected counts as shut down.
     pub(super) fn shutdown_std(&self, how: Shutdown) -> io::Result<()> {
-        match self.io.shutdown(how) {
-            Err(e) if e.kind() == io::ErrorKind::NotConnected => Ok(()),
-            result => result,
-        }
+        self.io.shutdown_stream(how)
     }
 
     /// Splits a `UnixStream` into a read half and a write half, which can

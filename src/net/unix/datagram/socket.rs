@@ -6,9 +6,8 @@
 use crate::io::poll_evented::PollEvented;
 use crate::io::{Interest, ReadBuf, Ready};
 use crate::net::unix::SocketAddr;
-use crate::net::util::{check_socket_for_blocking, new_socket, recv_into};
-use crate::runtime::driver::scheduled_io::Direction;
-use socket2::{Domain, SockRef, Socket, Type};
+use crate::net::util::{check_socket_for_blocking, new_socket};
+use socket2::{Domain, Socket, Type};
 use std::fmt;
 use std::io;
 use std::net::Shutdown;
@@ -85,8 +84,7 @@ impl UnixDatagram {
     ///
     /// This method is cancel safe.
     pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
-        let event = self.io.registration().readiness(interest).await?;
-        Ok(event.ready)
+        self.io.ready(interest).await
     }
 
     /// Waits for the socket to become writable.
@@ -113,7 +111,7 @@ impl UnixDatagram {
     /// only the `Waker` from the `Context` passed to the most recent call
     /// is scheduled to receive a wakeup.
     pub fn poll_send_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.io.registration().poll_write_ready(cx).map_ok(|_| ())
+        self.io.poll_write_ready(cx)
     }
 
     /// Waits for the socket to become readable.
@@ -140,7 +138,7 @@ impl UnixDatagram {
     /// `poll_peek`, only the `Waker` from the `Context` passed to the most
     /// recent call is scheduled to receive a wakeup.
     pub fn poll_recv_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.io.registration().poll_read_ready(cx).map_ok(|_| ())
+        self.io.poll_read_ready(cx)
     }
 
     /// Creates a new `UnixDatagram` bound to the specified path.
@@ -250,7 +248,6 @@ impl UnixDatagram {
     /// is guaranteed that the message was not sent.
     pub async fn send(&self, buf: &[u8]) -> io::Result<usize> {
         self.io
-            .registration()
             .async_io(Interest::WRITABLE, || self.io.send(buf))
             .await
     }
@@ -260,9 +257,7 @@ impl UnixDatagram {
     /// When the socket buffer is full, `Err(io::ErrorKind::WouldBlock)` is
     /// returned.
     pub fn try_send(&self, buf: &[u8]) -> io::Result<usize> {
-        self.io
-            .registration()
-            .try_io(Interest::WRITABLE, || self.io.send(buf))
+        self.io.try_io(Interest::WRITABLE, || self.io.send(buf))
     }
 
     /// Tries to send a datagram to the peer without waiting.
@@ -274,7 +269,6 @@ impl UnixDatagram {
         P: AsRef<Path>,
     {
         self.io
-            .registration()
             .try_io(Interest::WRITABLE, || self.io.send_to(buf, target))
     }
 
@@ -287,7 +281,6 @@ impl UnixDatagram {
     /// guaranteed that no messages were received on this socket.
     pub async fn recv(&self, buf: &mut [u8]) -> io::Result<usize> {
         self.io
-            .registration()
             .async_io(Interest::READABLE, || self.io.recv(buf))
             .await
     }
@@ -297,9 +290,7 @@ impl UnixDatagram {
     /// When there is no pending data, `Err(io::ErrorKind::WouldBlock)` is
     /// returned.
     pub fn try_recv(&self, buf: &mut [u8]) -> io::Result<usize> {
-        self.io
-            .registration()
-            .try_io(Interest::READABLE, || self.io.recv(buf))
+        self.io.try_io(Interest::READABLE, || self.io.recv(buf))
     }
 
     /// Sends data on the socket to the specified address.
@@ -314,7 +305,6 @@ impl UnixDatagram {
         P: AsRef<Path>,
     {
         self.io
-            .registration()
             .async_io(Interest::WRITABLE, || self.io.send_to(buf, target.as_ref()))
             .await
     }
@@ -329,7 +319,6 @@ impl UnixDatagram {
     pub async fn recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
         let (n, addr) = self
             .io
-            .registration()
             .async_io(Interest::READABLE, || self.io.recv_from(buf))
             .await?;
         Ok((n, SocketAddr(addr)))
@@ -355,9 +344,9 @@ impl UnixDatagram {
         // std's `recv_from` is the one way to get a std `SocketAddr` (it
         // has no public constructor for an unnamed one), and it takes
         // initialised memory.
-        let (n, addr) = ready!(self.io.registration().poll_io(cx, Direction::Read, || {
-            self.io.recv_from(buf.initialize_unfilled())
-        }))?;
+        let (n, addr) = ready!(self
+            .io
+            .poll_read_io(cx, || self.io.recv_from(buf.initialize_unfilled())))?;
         buf.advance(n);
         Poll::Ready(Ok(SocketAddr(addr)))
     }
@@ -382,9 +371,8 @@ impl UnixDatagram {
     where
         P: AsRef<Path>,
     {
-        self.io.registration().poll_io(cx, Direction::Write, || {
-            self.io.send_to(buf, target.as_ref())
-        })
+        self.io
+            .poll_write_io(cx, || self.io.send_to(buf, target.as_ref()))
     }
 
     /// Attempts to send data on the socket to the remote address to which
@@ -400,9 +388,7 @@ impl UnixDatagram {
     /// * `Poll::Ready(Ok(n))` `n` is the number of bytes sent
     /// * `Poll::Ready(Err(e))` if an error is encountered.
     pub fn poll_send(&self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        self.io
-            .registration()
-            .poll_io(cx, Direction::Write, || self.io.send(buf))
+        self.io.poll_write_io(cx, || self.io.send(buf))
     }
 
     /// Attempts to receive a single datagram message on the socket from the
@@ -418,11 +404,8 @@ impl UnixDatagram {
     /// * `Poll::Ready(Ok(()))` reads data `ReadBuf` if the socket is ready
     /// * `Poll::Ready(Err(e))` if an error is encountered.
     pub fn poll_recv(&self, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
-        self.io.registration().poll_io(cx, Direction::Read, || {
-            recv_into(buf, |b| {
-                SockRef::from(self.io.get_ref()).recv(b).map(|n| (n, ()))
-            })
-        })
+        self.io
+            .poll_recv(cx, buf, |s, b| s.recv(b).map(|n| (n, ())))
     }
 
     /// Tries to receive data from the socket without waiting.
@@ -432,7 +415,6 @@ impl UnixDatagram {
     pub fn try_recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
         let (n, addr) = self
             .io
-            .registration()
             .try_io(Interest::READABLE, || self.io.recv_from(buf))?;
         Ok((n, SocketAddr(addr)))
     }
@@ -450,7 +432,7 @@ impl UnixDatagram {
         interest: Interest,
         f: impl FnOnce() -> io::Result<R>,
     ) -> io::Result<R> {
-        self.io.registration().try_io(interest, f)
+        self.io.try_io(interest, f)
     }
 
     /// Reads or writes from the socket using a user-provided IO operation.
@@ -464,7 +446,7 @@ impl UnixDatagram {
         interest: Interest,
         f: impl FnMut() -> io::Result<R>,
     ) -> io::Result<R> {
-        self.io.registration().async_io(interest, f).await
+        self.io.async_io(interest, f).await
     }
 
     /// Returns the local address that this socket is bound to.
