@@ -12,6 +12,10 @@
 //! This is an `impl` block of `PollEvented` outside `io/poll_evented.rs`
 //! because what it adds is socket-specific: receives through `socket2`,
 //! `connect`'s `SO_ERROR` and `shutdown(2)`.
+//!
+//! The two macros at the end write the `AsyncRead`/`AsyncWrite` methods of
+//! the streams and of their halves (`split.rs`), which all read and write
+//! through the stream's `PollEvented`.
 use crate::io::poll_evented::PollEvented;
 use crate::io::{Interest, ReadBuf, Ready};
 use crate::runtime::driver::scheduled_io::Direction;
@@ -156,3 +160,53 @@ impl<E: AsRawFd + AsFd> PollEvented<E> {
         }
     }
 }
+
+/// `AsyncRead::poll_read` of a stream or a read half: a read through the
+/// stream's `PollEvented`, at `self.$path` (`io`, `0.io`, `inner.io`).
+macro_rules! poll_read_via {
+    ($($path:tt).+) => {
+        fn poll_read(
+            self: std::pin::Pin<&mut Self>,
+            cx: &mut std::task::Context<'_>,
+            buf: &mut $crate::io::ReadBuf<'_>,
+        ) -> std::task::Poll<std::io::Result<()>> {
+            self.$($path).+.poll_read(cx, buf)
+        }
+    };
+}
+
+/// `AsyncWrite` of a stream or a write half, but for `poll_shutdown`:
+/// writes through the stream's `PollEvented` at `self.$path`, which go
+/// straight to the socket, so there is nothing to flush.
+macro_rules! poll_write_via {
+    ($($path:tt).+) => {
+        fn poll_write(
+            self: std::pin::Pin<&mut Self>,
+            cx: &mut std::task::Context<'_>,
+            buf: &[u8],
+        ) -> std::task::Poll<std::io::Result<usize>> {
+            self.$($path).+.poll_write(cx, buf)
+        }
+
+        fn poll_write_vectored(
+            self: std::pin::Pin<&mut Self>,
+            cx: &mut std::task::Context<'_>,
+            bufs: &[std::io::IoSlice<'_>],
+        ) -> std::task::Poll<std::io::Result<usize>> {
+            self.$($path).+.poll_write_vectored(cx, bufs)
+        }
+
+        fn is_write_vectored(&self) -> bool {
+            true
+        }
+
+        fn poll_flush(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<std::io::Result<()>> {
+            std::task::Poll::Ready(Ok(()))
+        }
+    };
+}
+
+pub(crate) use {poll_read_via, poll_write_via};

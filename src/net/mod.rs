@@ -41,6 +41,7 @@
 mod addr;
 mod evented;
 mod lookup_host;
+mod split;
 mod util;
 
 pub mod tcp;

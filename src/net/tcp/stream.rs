@@ -8,8 +8,10 @@
 use crate::io::poll_evented::PollEvented;
 use crate::io::{AsyncRead, AsyncWrite, Interest, ReadBuf, Ready};
 use crate::net::addr::{try_each, ToSocketAddrs};
-use crate::net::tcp::split::{split, ReadHalf, WriteHalf};
-use crate::net::tcp::split_owned::{split_owned, OwnedReadHalf, OwnedWriteHalf};
+use crate::net::evented::{poll_read_via, poll_write_via};
+use crate::net::tcp::split::{
+    split, split_owned, OwnedReadHalf, OwnedWriteHalf, ReadHalf, WriteHalf,
+};
 use crate::net::util::{check_socket_for_blocking, is_connect_in_progress, new_socket};
 use socket2::{Domain, SockRef, Type};
 use std::fmt;
@@ -63,7 +65,7 @@ use std::time::Duration;
 ///
 /// [`shutdown()`]: fn@crate::io::AsyncWriteExt::shutdown
 pub struct TcpStream {
-    io: PollEvented<net::TcpStream>,
+    pub(super) io: PollEvented<net::TcpStream>,
 }
 
 impl TcpStream {
@@ -454,12 +456,6 @@ impl TcpStream {
             .await
     }
 
-    /// Shuts down one or both halves; a socket that is already
-    /// disconnected counts as shut down.
-    pub(super) fn shutdown_std(&self, how: Shutdown) -> io::Result<()> {
-        self.io.shutdown_stream(how)
-    }
-
     /// Gets the value of the `TCP_NODELAY` option on this socket.
     ///
     /// For more information about this option, see [`set_nodelay`].
@@ -605,30 +601,6 @@ impl TcpStream {
     pub fn into_split(self) -> (OwnedReadHalf, OwnedWriteHalf) {
         split_owned(self)
     }
-
-    pub(crate) fn poll_read_priv(
-        &self,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        self.io.poll_read(cx, buf)
-    }
-
-    pub(super) fn poll_write_priv(
-        &self,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        self.io.poll_write(cx, buf)
-    }
-
-    pub(super) fn poll_write_vectored_priv(
-        &self,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        self.io.poll_write_vectored(cx, bufs)
-    }
 }
 
 impl TryFrom<net::TcpStream> for TcpStream {
@@ -644,44 +616,14 @@ impl TryFrom<net::TcpStream> for TcpStream {
 }
 
 impl AsyncRead for TcpStream {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        self.poll_read_priv(cx, buf)
-    }
+    poll_read_via!(io);
 }
 
 impl AsyncWrite for TcpStream {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        self.poll_write_priv(cx, buf)
-    }
-
-    fn poll_write_vectored(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        self.poll_write_vectored_priv(cx, bufs)
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        true
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        // A TCP socket has no user-space buffer to flush.
-        Poll::Ready(Ok(()))
-    }
+    poll_write_via!(io);
 
     fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.shutdown_std(Shutdown::Write)?;
-        Poll::Ready(Ok(()))
+        self.io.shutdown_stream(Shutdown::Write).into()
     }
 }
 

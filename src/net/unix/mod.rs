@@ -5,7 +5,7 @@
 //! [`UnixDatagram`](crate::net::UnixDatagram),
 //! [`UnixSocket`](crate::net::UnixSocket)) are re-exported from
 //! [`crate::net`]; this module names what they hand out: the halves of a
-//! split stream (`split.rs`, `split_owned.rs`), the socket address
+//! split stream (`split.rs`, see `net/split.rs`), the socket address
 //! (`socket_addr.rs`, a wrapper of std's) and the peer credentials
 //! (`ucred.rs`).
 //!
@@ -20,13 +20,11 @@ pub(crate) mod listener;
 pub(crate) mod socket;
 mod socket_addr;
 mod split;
-mod split_owned;
 pub(crate) mod stream;
 mod ucred;
 
 pub use socket_addr::SocketAddr;
-pub use split::{ReadHalf, WriteHalf};
-pub use split_owned::{OwnedReadHalf, OwnedWriteHalf, ReuniteError};
+pub use split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, ReuniteError, WriteHalf};
 pub use ucred::UCred;
 
 /// A type representing user ID.

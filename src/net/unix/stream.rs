@@ -6,10 +6,12 @@
 //! `WouldBlock` error it is, as tokio does.) A fresh `pair` is assumed
 //! writable, an accepted stream readable and writable.
 use crate::io::poll_evented::PollEvented;
-use crate::io::{AsyncRead, AsyncWrite, Interest, ReadBuf, Ready};
+use crate::io::{AsyncRead, AsyncWrite, Interest, Ready};
+use crate::net::evented::{poll_read_via, poll_write_via};
 use crate::net::unix::socket_addr::{self, SocketAddr};
-use crate::net::unix::split::{split, ReadHalf, WriteHalf};
-use crate::net::unix::split_owned::{split_owned, OwnedReadHalf, OwnedWriteHalf};
+use crate::net::unix::split::{
+    split, split_owned, OwnedReadHalf, OwnedWriteHalf, ReadHalf, WriteHalf,
+};
 use crate::net::unix::ucred::{self, UCred};
 use crate::net::util::{check_socket_for_blocking, is_connect_in_progress, new_socket};
 use socket2::{Domain, Socket, Type};
@@ -37,7 +39,7 @@ use std::task::{Context, Poll};
 /// [`shutdown()`]: fn@crate::io::AsyncWriteExt::shutdown
 /// [`UnixListener::accept`]: crate::net::UnixListener::accept
 pub struct UnixStream {
-    io: PollEvented<net::UnixStream>,
+    pub(super) io: PollEvented<net::UnixStream>,
 }
 
 impl UnixStream {
@@ -322,12 +324,6 @@ impl UnixStream {
         self.io.take_error()
     }
 
-    /// Shuts down one or both halves; a socket that is already
-    /// disconnected counts as shut down.
-    pub(super) fn shutdown_std(&self, how: Shutdown) -> io::Result<()> {
-        self.io.shutdown_stream(how)
-    }
-
     /// Splits a `UnixStream` into a read half and a write half, which can
     /// be used to read and write the stream concurrently.
     ///
@@ -356,30 +352,6 @@ impl UnixStream {
     pub fn into_split(self) -> (OwnedReadHalf, OwnedWriteHalf) {
         split_owned(self)
     }
-
-    pub(crate) fn poll_read_priv(
-        &self,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        self.io.poll_read(cx, buf)
-    }
-
-    pub(crate) fn poll_write_priv(
-        &self,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        self.io.poll_write(cx, buf)
-    }
-
-    pub(super) fn poll_write_vectored_priv(
-        &self,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        self.io.poll_write_vectored(cx, bufs)
-    }
 }
 
 impl TryFrom<net::UnixStream> for UnixStream {
@@ -395,43 +367,14 @@ impl TryFrom<net::UnixStream> for UnixStream {
 }
 
 impl AsyncRead for UnixStream {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        self.poll_read_priv(cx, buf)
-    }
+    poll_read_via!(io);
 }
 
 impl AsyncWrite for UnixStream {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        self.poll_write_priv(cx, buf)
-    }
-
-    fn poll_write_vectored(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        self.poll_write_vectored_priv(cx, bufs)
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        true
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Poll::Ready(Ok(()))
-    }
+    poll_write_via!(io);
 
     fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.shutdown_std(Shutdown::Write)?;
-        Poll::Ready(Ok(()))
+        self.io.shutdown_stream(Shutdown::Write).into()
     }
 }
 
