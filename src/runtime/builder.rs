@@ -292,6 +292,11 @@ impl Builder {
         &mut self,
         local_owner: Option<std::thread::ThreadId>,
     ) -> io::Result<Runtime> {
+        // tokio: a multi-thread runtime's clock cannot be paused.
+        #[cfg(all(feature = "test-util", feature = "rt-multi-thread"))]
+        if self.start_paused && matches!(self.kind, Kind::MultiThread) {
+            panic!("{}", crate::time::PAUSE_NEEDS_CURRENT_THREAD);
+        }
         let driver_config = super::driver::Config {
             enable_io: self.enable_io,
             enable_time: self.enable_time,

@@ -22,7 +22,35 @@ where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
-    let raw = RawTask::new(BlockingTask::new(func), BlockingSchedule, Id::next());
+    new_task_with(func, BlockingSchedule::default())
+}
+
+/// A `spawn_blocking` task of runtime `rt` (with `test-util`, it holds off
+/// the auto-advance of `rt`'s paused clock while it lives).
+pub(crate) fn new_spawned_task<F, R>(
+    func: F,
+    rt: &crate::runtime::scheduler::Handle,
+) -> (Notified, JoinHandle<R>)
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    let _ = rt;
+    new_task_with(
+        func,
+        BlockingSchedule {
+            #[cfg(feature = "test-util")]
+            inhibit: crate::time::AutoAdvanceInhibit::new(rt),
+        },
+    )
+}
+
+fn new_task_with<F, R>(func: F, schedule: BlockingSchedule) -> (Notified, JoinHandle<R>)
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    let raw = RawTask::new(BlockingTask::new(func), schedule, Id::next());
     // SAFETY: a new task has three references: the owned list's (there is
     // no list, so it is dropped here), the notification's and the handle's;
     // its output type is `R`.

@@ -5,13 +5,24 @@
 //! `abort` only sets `CANCELLED` (the pool's queued notification then
 //! cancels it instead of running it). It is not in any owned-task list:
 //! runtime shutdown cancels queued blocking tasks through the pool.
+//!
+//! With `test-util`, a `spawn_blocking` task on a current-thread runtime
+//! holds off the paused clock's auto-advance until it completes (tokio's
+//! rule; `time/clock.rs`).
 use crate::task::{Notified, Schedule, Task};
 
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct BlockingSchedule;
+#[derive(Debug, Default)]
+pub(crate) struct BlockingSchedule {
+    #[cfg(feature = "test-util")]
+    pub(crate) inhibit: Option<crate::time::AutoAdvanceInhibit>,
+}
 
 impl Schedule for BlockingSchedule {
     fn release(&self, _task: &Task) -> Option<Task> {
+        #[cfg(feature = "test-util")]
+        if let Some(inhibit) = &self.inhibit {
+            inhibit.release();
+        }
         None
     }
 

@@ -89,7 +89,7 @@ impl Handle {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        let (task, join) = crate::runtime::blocking::new_task(func);
+        let (task, join) = crate::runtime::blocking::new_spawned_task(func, self);
         // On a pool already shut down the task is cancelled: the handle
         // then reports a cancelled `JoinError`, as in tokio.
         let _ = self.blocking_spawner().spawn(task, false, self);
