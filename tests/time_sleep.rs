@@ -365,3 +365,40 @@ fn sleep_created_in_one_runtime_awaited_in_another() {
     b.block_on(s);
     assert!(Instant::now() >= deadline);
 }
+
+#[test]
+fn timers_of_a_worker_stuck_in_a_long_poll_still_fire() {
+    // A task registers a timer on its worker, then blocks that worker
+    // until the timer's waker has run: only another (idle) worker can fire
+    // it.
+    for workers in [2, 4] {
+        support::watchdog(support::TEST_TIMEOUT, move || {
+            let rt = Builder::new_multi_thread()
+                .worker_threads(workers)
+                .enable_all()
+                .build()
+                .unwrap();
+            rt.block_on(async {
+                tokiwa::spawn(async {
+                    let (tx, rx) = std::sync::mpsc::channel();
+                    struct Send(std::sync::Mutex<std::sync::mpsc::Sender<()>>);
+                    impl Wake for Send {
+                        fn wake(self: Arc<Self>) {
+                            let _ = self.0.lock().unwrap().send(());
+                        }
+                    }
+                    let waker = Waker::from(Arc::new(Send(std::sync::Mutex::new(tx))));
+                    let mut s = Box::pin(sleep(ms(5)));
+                    assert!(poll_once(s.as_mut(), &waker).is_pending());
+                    // Blocks this worker (a long poll), until the timer fires.
+                    rx.recv_timeout(Duration::from_secs(30))
+                        .expect("the timer of a blocked worker never fired");
+                    assert!(std::time::Instant::now() >= s.deadline().into_std());
+                    assert!(poll_once(s.as_mut(), &waker).is_ready());
+                })
+                .await
+                .unwrap();
+            });
+        });
+    }
+}

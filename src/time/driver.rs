@@ -19,6 +19,19 @@
 //! before the worker blocks is not lost). After waking, the worker marks
 //! itself awake, and the scheduler calls [`TimeHandle::process`].
 //!
+//! **Busy workers' timers.** A worker stuck in a long poll does not process
+//! its wheel, and an insert into its wheel does not unpark it (it is
+//! awake). So one parked worker at a time is the *watcher*: it also waits
+//! for the earliest deadline of the wheels whose owners are awake, and fires
+//! their expired timers when it wakes. It publishes the instant it will
+//! wake in `watch_until`; an insert into an awake owner's wheel that is
+//! earlier unparks the watcher. The two sides are a store-then-load pair
+//! on `next_deadline` and `watch_until` (all `SeqCst`): either the watcher
+//! reads the new timer's deadline or the inserter reads the watcher's wake
+//! time. Best effort beyond that: while the watcher is awake nobody
+//! watches, and the next worker to park takes the role. Processing a wheel
+//! from two threads is safe: it is one lock.
+//!
 //! **Processing** is called by a worker before and after parking and every
 //! `event_interval` ticks while busy, so it must be cheap when nothing is
 //! due: `next_deadline` is an atomic lower bound of the wheel's earliest
@@ -55,6 +68,9 @@ use std::time::Duration;
 /// `parked_until` of a worker that is not blocked.
 const AWAKE: u64 = 0;
 
+/// `watcher` when no worker watches the busy wheels.
+const NO_WATCHER: usize = usize::MAX;
+
 /// How many timers `park` scans to refresh a stale minimum before it
 /// settles for the lower bound (a possibly early wakeup). A paused clock
 /// always scans everything: it jumps to the deadline it is given.
@@ -71,6 +87,11 @@ pub(crate) struct TimeHandle {
     /// `Relaxed`: it only spreads load.
     next_wheel: AtomicUsize,
     is_shutdown: AtomicBool,
+    /// The parked worker that watches the busy workers' wheels, or
+    /// [`NO_WATCHER`].
+    watcher: AtomicUsize,
+    /// When the watcher will wake (`u64::MAX`: not before it is unparked).
+    watch_until: AtomicU64,
 }
 
 struct WheelCell {
@@ -93,7 +114,9 @@ pub(crate) struct LockedWheel<'a> {
     time: &'a TimeHandle,
     index: usize,
     wheel: Option<MutexGuard<'a, Wheel<EntryPtr>>>,
-    unpark: bool,
+    /// The worker to unpark once unlocked: the wheel's owner, or the
+    /// watcher.
+    unpark: Option<usize>,
 }
 
 impl TimeHandle {
@@ -119,6 +142,8 @@ impl TimeHandle {
             unparkers,
             next_wheel: AtomicUsize::new(0),
             is_shutdown: AtomicBool::new(false),
+            watcher: AtomicUsize::new(NO_WATCHER),
+            watch_until: AtomicU64::new(u64::MAX),
         }
     }
 
@@ -162,7 +187,7 @@ impl TimeHandle {
             time: self,
             index,
             wheel: Some(self.wheels[index].wheel.lock().unwrap()),
-            unpark: false,
+            unpark: None,
         }
     }
 
@@ -192,12 +217,56 @@ impl TimeHandle {
             return;
         }
         let _ = paused;
+        // One parked worker watches the wheels of the awake ones.
+        let watching = self.wheels.len() > 1
+            && self
+                .watcher
+                .compare_exchange(NO_WATCHER, wheel, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok();
+        let mut next = next;
+        if watching {
+            // Publish first, then read the busy wheels (see the module docs).
+            self.watch_until
+                .store(next.unwrap_or(u64::MAX), Ordering::SeqCst);
+            if let Some(busy) = self.busy_wheels_deadline(wheel) {
+                self.watch_until.fetch_min(busy, Ordering::SeqCst);
+                next = Some(next.map_or(busy, |own| own.min(busy)));
+            }
+        }
         // Read after the lock, right before blocking: the timeout is never
         // longer than the time left (the condvar measures from a later
         // instant still).
         let timeout = next.map(|d| Duration::from_nanos(d.saturating_sub(self.now_ns())));
         park(timeout);
         cell.parked_until.store(AWAKE, Ordering::SeqCst);
+        if watching {
+            self.watcher.store(NO_WATCHER, Ordering::SeqCst);
+            self.process_busy_wheels(wheel);
+        }
+    }
+
+    /// The earliest deadline (a lower bound) of the other workers' wheels
+    /// whose owners are awake.
+    fn busy_wheels_deadline(&self, me: usize) -> Option<u64> {
+        let busy = self
+            .wheels
+            .iter()
+            .enumerate()
+            .filter(|&(j, cell)| j != me && cell.parked_until.load(Ordering::SeqCst) == AWAKE)
+            .map(|(_, cell)| cell.next_deadline.load(Ordering::SeqCst))
+            .min()?;
+        (busy != u64::MAX).then_some(busy)
+    }
+
+    /// Fires the expired timers of the wheels whose owners are awake.
+    /// (Waking from here schedules the tasks remotely: this worker holds no
+    /// core in its context while it parks.)
+    fn process_busy_wheels(&self, me: usize) {
+        for (j, cell) in self.wheels.iter().enumerate() {
+            if j != me && cell.parked_until.load(Ordering::SeqCst) == AWAKE {
+                self.process(j);
+            }
+        }
     }
 
     /// Parking on a paused clock: jump to the next deadline instead of
@@ -332,23 +401,35 @@ impl LockedWheel<'_> {
         self.wheel().remove(key);
     }
 
-    /// A timer now due at `deadline`: lower the hint, and unpark the worker
-    /// if it sleeps past it.
+    /// A timer now due at `deadline`: lower the hint, and unpark the
+    /// wheel's owner if it sleeps past it, or the watcher if the owner is
+    /// awake and the watcher sleeps past it.
     fn note(&mut self, deadline: u64) {
-        let cell = &self.time.wheels[self.index];
+        let time = self.time;
+        let cell = &time.wheels[self.index];
         cell.next_deadline.fetch_min(deadline, Ordering::SeqCst);
         let until = cell.parked_until.load(Ordering::SeqCst);
-        if until != AWAKE && deadline < until {
-            // Later inserts compare with this deadline: one unpark per
-            // earlier timer, not per insert. (A failed exchange means the
-            // worker woke meanwhile.)
-            let _ = cell.parked_until.compare_exchange(
-                until,
-                deadline.max(1),
-                Ordering::SeqCst,
-                Ordering::SeqCst,
-            );
-            self.unpark = true;
+        if until != AWAKE {
+            if deadline < until {
+                // Later inserts compare with this deadline: one unpark per
+                // earlier timer, not per insert. (A failed exchange means
+                // the owner woke meanwhile.)
+                let _ = cell.parked_until.compare_exchange(
+                    until,
+                    deadline.max(1),
+                    Ordering::SeqCst,
+                    Ordering::SeqCst,
+                );
+                self.unpark = Some(self.index);
+            }
+            return;
+        }
+        let watcher = time.watcher.load(Ordering::SeqCst);
+        if watcher != NO_WATCHER
+            && watcher != self.index
+            && time.watch_until.fetch_min(deadline, Ordering::SeqCst) > deadline
+        {
+            self.unpark = Some(watcher);
         }
     }
 }
@@ -356,8 +437,8 @@ impl LockedWheel<'_> {
 impl Drop for LockedWheel<'_> {
     fn drop(&mut self) {
         drop(self.wheel.take());
-        if self.unpark {
-            self.time.unparkers[self.index].unpark();
+        if let Some(worker) = self.unpark {
+            self.time.unparkers[worker].unpark();
         }
     }
 }
