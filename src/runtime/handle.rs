@@ -125,6 +125,10 @@ impl Handle {
     }
 }
 
+// As tokio (see `Runtime`'s impls).
+impl std::panic::UnwindSafe for Handle {}
+impl std::panic::RefUnwindSafe for Handle {}
+
 impl fmt::Debug for Handle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Handle")

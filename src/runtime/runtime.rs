@@ -119,6 +119,12 @@ impl Drop for Runtime {
     }
 }
 
+// As tokio: a panic unwinding out of `block_on` (the future's, or a
+// runtime misuse panic) leaves no runtime state half-updated, so using the
+// runtime after catching it is sound. Tasks' panics never unwind this far.
+impl std::panic::UnwindSafe for Runtime {}
+impl std::panic::RefUnwindSafe for Runtime {}
+
 impl fmt::Debug for Runtime {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Runtime")
