@@ -299,6 +299,7 @@ fn misuse_panics_with_tokios_messages() {
         "time is already frozen",
         "time is not frozen",
         "time cannot be frozen",
+        "overflow when adding",
     ]);
     let rt = || Builder::new_current_thread().enable_all().build().unwrap();
     assert_eq!(
@@ -316,6 +317,21 @@ fn misuse_panics_with_tokios_messages() {
         panic_of(|| rt().block_on(async { advance(ms(1)).await })),
         "time is not frozen"
     );
+    // An overflowing advance panics and leaves the clock usable.
+    let paused = Builder::new_current_thread()
+        .enable_all()
+        .start_paused(true)
+        .build()
+        .unwrap();
+    assert_eq!(
+        panic_of(|| paused.block_on(async { advance(Duration::MAX).await })),
+        "overflow when adding duration to instant"
+    );
+    paused.block_on(async {
+        let start = Instant::now();
+        time::sleep(HOUR).await;
+        assert_eq!(start.elapsed(), HOUR);
+    });
     assert_eq!(
         panic_of(time::pause),
         "time cannot be frozen from outside the Tokio runtime"

@@ -80,6 +80,13 @@ impl Clock {
         }
     }
 
+    /// The paused state. Nothing panics while holding it, but a poisoned
+    /// clock must not take the runtime down with it either.
+    #[cfg(feature = "test-util")]
+    fn lock(&self) -> crate::loom::sync::MutexGuard<'_, Paused> {
+        self.paused.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// The clock's current reading.
     pub(crate) fn now(&self) -> std::time::Instant {
         #[cfg(feature = "test-util")]
@@ -87,7 +94,7 @@ impl Clock {
             .ever_paused
             .load(crate::loom::sync::atomic::Ordering::Relaxed)
         {
-            let paused = self.paused.lock().unwrap();
+            let paused = self.lock();
             return match paused.unfrozen {
                 Some(unfrozen) => paused.base + unfrozen.elapsed(),
                 None => paused.base,
@@ -124,7 +131,7 @@ mod test_util {
 
     impl Clock {
         pub(crate) fn pause(&self) -> Result<(), &'static str> {
-            let mut paused = self.paused.lock().unwrap();
+            let mut paused = self.lock();
             let Some(unfrozen) = paused.unfrozen else {
                 return Err(ALREADY_FROZEN);
             };
@@ -137,7 +144,7 @@ mod test_util {
         }
 
         fn resume(&self) -> Result<(), &'static str> {
-            let mut paused = self.paused.lock().unwrap();
+            let mut paused = self.lock();
             if paused.unfrozen.is_some() {
                 return Err(NOT_FROZEN);
             }
@@ -145,42 +152,45 @@ mod test_util {
             Ok(())
         }
 
-        /// Moves a paused clock forward by `duration` (panics on overflow,
-        /// as `Instant + Duration` does).
+        /// Moves a paused clock forward by `duration` (an overflow is an
+        /// error with `Instant + Duration`'s panic message).
         fn advance(&self, duration: Duration) -> Result<(), &'static str> {
-            let mut paused = self.paused.lock().unwrap();
+            let mut paused = self.lock();
             if paused.unfrozen.is_some() {
                 return Err(NOT_FROZEN);
             }
-            paused.base += duration;
+            // Checked, so that the panic comes after the lock is released.
+            match paused.base.checked_add(duration) {
+                Some(base) => paused.base = base,
+                None => return Err("overflow when adding duration to instant"),
+            }
             Ok(())
         }
 
         /// Auto-advance: moves a paused clock forward to `target` (never
         /// back).
         pub(crate) fn advance_to(&self, target: std::time::Instant) {
-            let mut paused = self.paused.lock().unwrap();
+            let mut paused = self.lock();
             if paused.unfrozen.is_none() && paused.base < target {
                 paused.base = target;
             }
         }
 
         pub(crate) fn is_paused(&self) -> bool {
-            self.ever_paused.load(Ordering::Relaxed)
-                && self.paused.lock().unwrap().unfrozen.is_none()
+            self.ever_paused.load(Ordering::Relaxed) && self.lock().unfrozen.is_none()
         }
 
         pub(crate) fn can_auto_advance(&self) -> bool {
-            let paused = self.paused.lock().unwrap();
+            let paused = self.lock();
             paused.unfrozen.is_none() && paused.inhibitors == 0
         }
 
         fn inhibit_auto_advance(&self) {
-            self.paused.lock().unwrap().inhibitors += 1;
+            self.lock().inhibitors += 1;
         }
 
         fn allow_auto_advance(&self) {
-            self.paused.lock().unwrap().inhibitors -= 1;
+            self.lock().inhibitors -= 1;
         }
     }
 
