@@ -306,6 +306,51 @@ rt_test! {
         drop(unpolled);
     }
 
+    fn concurrent_polls_resets_and_drops() {
+        // Timers raced against each other, reset, handed between tasks
+        // (and so between workers) and dropped while their wheels fire.
+        let rt = rt();
+        rt.block_on(async {
+            let mut set = JoinSet::new();
+            for t in 0..64u64 {
+                set.spawn(async move {
+                    let mut x = t.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+                    let mut rand = move |n: u64| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        x % n
+                    };
+                    for _ in 0..20 {
+                        let a = sleep(Duration::from_micros(rand(2_000)));
+                        let b = sleep(Duration::from_micros(rand(2_000)));
+                        tokiwa::select! {
+                            _ = a => {}
+                            _ = b => {}
+                        }
+                        let mut s = Box::pin(sleep(Duration::from_secs(60)));
+                        let _ = futures::poll!(s.as_mut());
+                        let deadline = Instant::now() + Duration::from_micros(rand(1_000));
+                        // Another task resets and awaits it.
+                        tokiwa::spawn(async move {
+                            s.as_mut().reset(deadline);
+                            s.as_mut().await;
+                            assert!(Instant::now() >= deadline);
+                        })
+                        .await
+                        .unwrap();
+                        if rand(2) == 0 {
+                            tokiwa::task::yield_now().await;
+                        }
+                    }
+                });
+            }
+            while let Some(res) = set.join_next().await {
+                res.unwrap();
+            }
+        });
+    }
+
     fn sleep_is_send_sync_and_not_unpin() {
         fn send_sync<T: Send + Sync>(_: &T) {}
         let rt = rt();
