@@ -7,8 +7,7 @@
 //! `workloads.rs` (runtime), `workloads_net.rs` (`tcp_echo`) and
 //! `workloads_time.rs` (`timers`); each file is compiled twice below, with
 //! `rt` bound to each runtime. The net and timer rows are driven and printed
-//! by `net_time.rs`; tokiwa's side of them needs the `tokiwa-net-time`
-//! feature until `tokiwa::net` and `tokiwa::time` exist.
+//! by `net_time.rs`.
 //!
 //! Runtime rows: for every (workload, flavour) row, a few rounds each build a
 //! fresh tokio and a fresh tokiwa runtime outside the timed region, warm both
@@ -38,10 +37,8 @@ mod on_tokio {
 mod on_tokiwa {
     use ::tokiwa as rt;
     const NAME: &str = "tokiwa";
-    #[cfg(feature = "tokiwa-net-time")]
     #[path = "workloads_net.rs"]
     pub mod net;
-    #[cfg(feature = "tokiwa-net-time")]
     #[path = "workloads_time.rs"]
     pub mod timers;
     #[path = "workloads.rs"]

@@ -4,9 +4,6 @@
 //! once per runtime by `main.rs` like `workloads.rs`. Their entry points
 //! build a fresh runtime each, so this driver reaches them through a table of
 //! plain functions per runtime (`Side`) and never names a runtime type.
-//! tokiwa's side is only compiled with the `tokiwa-net-time` feature, until
-//! `tokiwa::net` and `tokiwa::time` exist; without it the tokiwa columns read
-//! "-".
 //!
 //! Rounds alternate which runtime goes first. Unlike the runtime rows, the
 //! alternation is per round rather than per iteration, since each side owns
@@ -97,15 +94,12 @@ const TOKIO: Side = Side {
     sleep_lateness: crate::on_tokio::timers::sleep_lateness,
 };
 
-#[cfg(feature = "tokiwa-net-time")]
 const TOKIWA: Option<Side> = Some(Side {
     name: crate::on_tokiwa::w::NAME,
     tcp_echo_round: crate::on_tokiwa::net::tcp_echo_round,
     sleep_many: crate::on_tokiwa::timers::sleep_many,
     sleep_lateness: crate::on_tokiwa::timers::sleep_lateness,
 });
-#[cfg(not(feature = "tokiwa-net-time"))]
-const TOKIWA: Option<Side> = None;
 
 /// Runs `f` for tokio and (when built) tokiwa, the order flipping with `round`.
 fn both<T>(round: usize, mut f: impl FnMut(&Side) -> T) -> (T, Option<T>) {
@@ -545,17 +539,6 @@ fn print_late(plan: &Plan, rows: &[LateRow]) {
 /// Prints the tables of the rows run so far (none for a table without rows).
 /// Called by the hang watchdog too, so it must not block on a held lock.
 pub fn print_tables(plan: &Plan) {
-    let ran = [
-        ECHO_ROWS.try_lock().map_or(0, |r| r.len()),
-        SLEEP_ROWS.try_lock().map_or(0, |r| r.len()),
-        LATE_ROWS.try_lock().map_or(0, |r| r.len()),
-    ];
-    if TOKIWA.is_none() && ran.iter().any(|&n| n > 0) {
-        println!(
-            "\nnet and timer rows: tokiwa's side is not built (tokiwa::net / tokiwa::time pending; \
-             the `tokiwa-net-time` feature turns it on), so its columns read \"-\""
-        );
-    }
     if let Ok(rows) = ECHO_ROWS.try_lock() {
         if !rows.is_empty() {
             print_echo(plan, &rows);

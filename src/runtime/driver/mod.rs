@@ -29,7 +29,7 @@ use std::io;
 pub(crate) use epoll::Reactor;
 
 /// What the builder asked for.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Config {
     pub(crate) enable_io: bool,
     pub(crate) enable_time: bool,
@@ -74,13 +74,20 @@ impl Handle {
         unparkers: &[Unparker],
         thread_name: &str,
     ) -> io::Result<Handle> {
-        let _ = (config, unparkers, thread_name);
+        let Config {
+            enable_io,
+            enable_time,
+            start_paused,
+        } = *config;
+        let _ = (enable_io, enable_time, start_paused, unparkers, thread_name);
         Ok(Handle {
             #[cfg(tokiwa_io_driver)]
-            io: if config.enable_io {
-                let reactors = unparkers
-                    .iter()
-                    .map(|_| Reactor::new(format!("{thread_name}-poll")))
+            io: if enable_io {
+                // "poll-<worker>-" first: Linux keeps 15 bytes of a thread
+                // name, and this way `top` still tells the poll threads
+                // apart.
+                let reactors = (0..unparkers.len())
+                    .map(|i| Reactor::new(format!("poll-{i}-{thread_name}")))
                     .collect::<io::Result<Vec<_>>>()?;
                 Some(IoHandle {
                     reactors: reactors.into(),
@@ -90,9 +97,8 @@ impl Handle {
                 None
             },
             #[cfg(feature = "time")]
-            time: config.enable_time.then(|| {
-                crate::time::driver::TimeHandle::new(unparkers.to_vec(), config.start_paused)
-            }),
+            time: enable_time
+                .then(|| crate::time::driver::TimeHandle::new(unparkers.to_vec(), start_paused)),
         })
     }
 

@@ -58,6 +58,7 @@ impl Handle {
 
     /// The current handle, for a resource about to register with the I/O
     /// driver; panics with tokio's reactor message outside a runtime.
+    #[cfg(tokiwa_io_driver)]
     #[track_caller]
     pub(crate) fn current_for_io() -> Handle {
         match context::with_current(Handle::clone) {
