@@ -238,3 +238,61 @@ fn register_gives_the_object_back() {
         assert_eq!(err.raw_os_error(), Some(libc::EPERM));
     });
 }
+
+/// A worker stuck in a long poll must not hold up readiness of the
+/// descriptors registered with its reactor: another worker (spinning, or
+/// woken by the stuck worker's poll thread) serves them.
+#[test]
+fn readiness_reaches_another_worker_while_the_registering_one_is_stuck() {
+    use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+    use std::sync::mpsc;
+    use std::time::Duration;
+    support::watchdog(support::TEST_TIMEOUT, || {
+        let rt = tokiwa::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let stuck_over = Arc::new(AtomicBool::new(false));
+        let (a, mut b) = pair();
+        let (fd_tx, fd_rx) = mpsc::channel();
+        let (started_tx, started_rx) = mpsc::channel::<()>();
+        let (seen_tx, seen_rx) = mpsc::channel::<()>();
+        // The task that registers the descriptor (with its worker's
+        // reactor) hands it over, waits until the reader runs elsewhere,
+        // then stays stuck in a synchronous sleep.
+        rt.spawn({
+            let stuck_over = stuck_over.clone();
+            async move {
+                fd_tx.send(reg(a).unwrap()).unwrap();
+                started_rx.recv().unwrap();
+                std::thread::sleep(Duration::from_millis(1500));
+                stuck_over.store(true, SeqCst);
+            }
+        });
+        let a = fd_rx.recv().unwrap();
+        let reader = rt.spawn(async move {
+            started_tx.send(()).unwrap();
+            seen_tx.send(()).unwrap();
+            let guard = a.readable().await.unwrap();
+            assert!(guard.ready().is_readable());
+            !stuck_over.load(SeqCst)
+        });
+        // Write only once the free worker has parked: then nothing spins on
+        // the stuck worker's reactor, and its poll thread must step in.
+        seen_rx.recv().unwrap();
+        let metrics = rt.metrics();
+        let parks = |m: &tokiwa::runtime::RuntimeMetrics| {
+            (0..m.num_workers())
+                .map(|i| m.worker_park_count(i))
+                .sum::<u64>()
+        };
+        let before = parks(&metrics);
+        support::wait_until(Duration::from_secs(5), "the free worker parks", || {
+            parks(&metrics) > before
+        });
+        b.write_all(b"x").unwrap();
+        let served_while_stuck = rt.block_on(reader).unwrap();
+        assert!(served_while_stuck);
+    });
+}

@@ -96,6 +96,12 @@ impl Idle {
             .is_ok()
     }
 
+    /// A worker about to spin for events before parking
+    /// (`Context::spin_for_events`) counts as searching, past the cap.
+    pub(crate) fn transition_to_searching_uncapped(&self) {
+        self.num_searching.fetch_add(1, SeqCst);
+    }
+
     /// A searcher stops searching. Returns `true` if it was the last one
     /// (the caller then wakes another worker if it found work).
     pub(crate) fn transition_from_searching(&self) -> bool {

@@ -283,18 +283,22 @@ impl Context {
         core
     }
 
-    /// A searching worker that found nothing keeps polling the reactors
-    /// (its own and the others') and the queues for up to
+    /// A worker that found nothing, not even by stealing, keeps polling
+    /// the reactors (its own and the others') and the queues for up to
     /// `SPIN_BEFORE_PARK` before it parks. `Ok(core)` when it found work.
     ///
     /// Why: a parked worker's events take two thread wakeups (the poll
     /// thread's, then the worker's); a worker still spinning takes them at
-    /// once. It stays counted as searching, so notifiers do not wake a
-    /// parked worker for work it is about to find, and the cap of searching
-    /// workers (half of them) bounds the CPU spent spinning. Measured with
-    /// the loopback echo probe on 2 workers (64 B messages): 1 connection
-    /// 52k → 111k round trips/s (tokio 89k), 16 connections 110k → 194k
-    /// (tokio 178k); 20 us of spinning gave only half of that gain.
+    /// once. It counts as searching, so a notifier does not wake a parked
+    /// worker for work the spinner is about to find (the spinner finds
+    /// injected tasks too, and hands the search on when it finds work, as
+    /// any searcher does). Unlike stealing, every worker may spin: with
+    /// only half of them spinning, the others parked at once and their
+    /// events took the slow path. The spin costs at most 50 us of CPU per
+    /// idle episode. Measured with the loopback echo rows on 2 workers
+    /// (64 B): 1 connection 52k → 111k round trips/s (tokio 89k), 16
+    /// connections 110k → 190k (tokio 186k); 20 us of spinning gave only
+    /// half of that gain.
     fn spin_for_events(&self, mut core: Box<Core>) -> Result<Box<Core>, Box<Core>> {
         let index = core.index;
         let deadline = std::time::Instant::now() + SPIN_BEFORE_PARK;
@@ -302,11 +306,19 @@ impl Context {
             core = self.with_core_in_context(core, || {
                 self.handle.driver.reap_before_park(index);
             });
-            if core.lifo_slot.is_some()
-                || !core.run_queue.is_empty()
-                || self.handle.shared.has_remote_work(index)
-                || self.handle.shared.inject.is_closed()
-            {
+            let shared = &self.handle.shared;
+            let local = core.lifo_slot.is_some() || !core.run_queue.is_empty();
+            let remote = shared.has_remote_work(index) || shared.inject.is_closed();
+            if local && !remote {
+                // Readiness this worker reaped itself: no search to hand
+                // on, and waking a parked worker for it would only make
+                // that worker spin and park again (a context switch per
+                // message in a one-connection ping-pong).
+                core.is_searching = false;
+                shared.idle.transition_from_searching();
+                return Ok(core);
+            }
+            if local || remote {
                 return Ok(core);
             }
             if std::time::Instant::now() >= deadline {
@@ -342,7 +354,14 @@ impl Context {
         // The poll thread is told first, so events arriving after this reap
         // are its to deliver (see `runtime/driver/epoll.rs`).
         let index = core.index;
-        if core.is_searching {
+        if !core.is_searching {
+            // Over the cap of searchers (half the workers): spinning is
+            // searching for events, not stealing, so it counts as
+            // searching without the cap (see `spin_for_events`).
+            self.handle.shared.idle.transition_to_searching_uncapped();
+            core.is_searching = true;
+        }
+        {
             core = match self.spin_for_events(core) {
                 Ok(core) => return core,
                 Err(core) => core,
