@@ -258,19 +258,29 @@ fn readiness_reaches_another_worker_while_the_registering_one_is_stuck() {
         let (fd_tx, fd_rx) = mpsc::channel();
         let (started_tx, started_rx) = mpsc::channel::<()>();
         let (seen_tx, seen_rx) = mpsc::channel::<()>();
+        let (done_tx, done_rx) = mpsc::channel::<()>();
         // The task that registers the descriptor (with its worker's
         // reactor) hands it over, waits until the reader runs elsewhere,
-        // then stays stuck in a synchronous sleep.
+        // then stays stuck in a synchronous wait until the reader is done
+        // (or 10 s, when the reader was not served meanwhile).
         rt.spawn({
             let stuck_over = stuck_over.clone();
             async move {
                 fd_tx.send(reg(a).unwrap()).unwrap();
                 started_rx.recv().unwrap();
-                std::thread::sleep(Duration::from_millis(1500));
+                let _ = done_rx.recv_timeout(Duration::from_secs(10));
                 stuck_over.store(true, SeqCst);
             }
         });
         let a = fd_rx.recv().unwrap();
+        let metrics = rt.metrics();
+        let parks = |m: &tokiwa::runtime::RuntimeMetrics| {
+            (0..m.num_workers())
+                .map(|i| m.worker_park_count(i))
+                .sum::<u64>()
+        };
+        // Parks counted from here on come after the reader was spawned.
+        let before = parks(&metrics);
         let reader = rt.spawn(async move {
             started_tx.send(()).unwrap();
             seen_tx.send(()).unwrap();
@@ -281,18 +291,12 @@ fn readiness_reaches_another_worker_while_the_registering_one_is_stuck() {
         // Write only once the free worker has parked: then nothing spins on
         // the stuck worker's reactor, and its poll thread must step in.
         seen_rx.recv().unwrap();
-        let metrics = rt.metrics();
-        let parks = |m: &tokiwa::runtime::RuntimeMetrics| {
-            (0..m.num_workers())
-                .map(|i| m.worker_park_count(i))
-                .sum::<u64>()
-        };
-        let before = parks(&metrics);
         support::wait_until(Duration::from_secs(5), "the free worker parks", || {
             parks(&metrics) > before
         });
         b.write_all(b"x").unwrap();
         let served_while_stuck = rt.block_on(reader).unwrap();
+        done_tx.send(()).unwrap();
         assert!(served_while_stuck);
     });
 }
