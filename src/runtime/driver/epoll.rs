@@ -61,6 +61,9 @@ pub(crate) struct Reactor {
     epfd: OwnedFd,
     /// Whether the owning worker or the poll thread reaps `epfd`.
     gate: PollGate,
+    /// Live registrations. `Relaxed`: a hint for whether spinning on the
+    /// reactors can pay off (`Handle::has_io_resources`), ordered by nothing.
+    registered: std::sync::atomic::AtomicUsize,
     /// Written at shutdown to wake the poll thread.
     stop_fd: OwnedFd,
     registry: Mutex<Registry>,
@@ -148,6 +151,7 @@ impl Reactor {
         let reactor = Arc::new(Reactor {
             epfd,
             gate: PollGate::new(),
+            registered: std::sync::atomic::AtomicUsize::new(0),
             stop_fd,
             registry: Mutex::new(Registry {
                 slots: slab::Slab::new(),
@@ -163,6 +167,11 @@ impl Reactor {
             .spawn(move || poller.poll_loop())?;
         *reactor.poll_thread.lock().unwrap() = Some(thread);
         Ok(reactor)
+    }
+
+    /// Whether any resource is registered here.
+    pub(crate) fn has_registrations(&self) -> bool {
+        self.registered.load(std::sync::atomic::Ordering::Relaxed) != 0
     }
 
     /// The owning worker is about to park (`true`, before its last reap)
@@ -200,6 +209,8 @@ impl Reactor {
         cvt(unsafe {
             libc::epoll_ctl(self.epfd.as_raw_fd(), libc::EPOLL_CTL_ADD, fd, &mut event)
         })?;
+        self.registered
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         entry.insert(Slot {
             generation,
             io: io.clone(),
@@ -234,6 +245,8 @@ impl Reactor {
             .is_some_and(|slot| u64::from(slot.generation) == token >> 32)
         {
             registry.slots.remove(index);
+            self.registered
+                .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
         }
     }
 

@@ -173,6 +173,16 @@ impl Handle {
         let _ = (index, parked);
     }
 
+    /// Whether any I/O resource is registered with the runtime: spinning on
+    /// the reactors before parking only pays off then.
+    pub(crate) fn has_io_resources(&self) -> bool {
+        #[cfg(tokiwa_io_driver)]
+        if let Some(io) = &self.io {
+            return io.reactors.iter().any(|r| r.has_registrations());
+        }
+        false
+    }
+
     /// A worker about to park: reaps its own reactor and timers, and if
     /// that woke nothing, the other workers' reactors too (stealing I/O
     /// readiness the kernel already has, as it steals tasks), so a worker

@@ -387,7 +387,18 @@ impl Handle {
                 f();
             }
         }
-        if idle {
+        // The `before_park` hook may have spawned or woken a task: then
+        // there is work, and the thread does not sleep (as in tokio).
+        let woken_by_hook = idle && {
+            let slot = cx.core.borrow();
+            let core = slot.as_ref().expect("core missing");
+            !core.tasks.is_empty()
+                || self.inject_len.load(Relaxed) != 0
+                || self.block_on_waker.woken.load(SeqCst)
+        };
+        if woken_by_hook {
+            self.driver.set_parked(0, false);
+        } else if idle {
             self.driver.park(0, &mut park);
             self.driver.set_parked(0, false);
             self.driver.process_timers(0);
