@@ -169,6 +169,11 @@ impl Reactor {
         Ok(reactor)
     }
 
+    /// Whether the owning worker is parked (a hint, see `PollGate`).
+    pub(crate) fn worker_is_parked(&self) -> bool {
+        self.gate.is_worker_parked()
+    }
+
     /// Whether any resource is registered here.
     pub(crate) fn has_registrations(&self) -> bool {
         self.registered.load(std::sync::atomic::Ordering::Relaxed) != 0

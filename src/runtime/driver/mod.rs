@@ -184,10 +184,14 @@ impl Handle {
     }
 
     /// A worker about to park: reaps its own reactor and timers, and if
-    /// that woke nothing, the other workers' reactors too (stealing I/O
+    /// that woke nothing, the reactors of parked workers too (stealing I/O
     /// readiness the kernel already has, as it steals tasks), so a worker
-    /// sleeps only when no event is waiting anywhere. Returns whether
-    /// anything was woken.
+    /// sleeps only when no event is waiting for a sleeping worker. It
+    /// leaves awake workers' reactors alone: taking their events moved
+    /// their tasks over and back, and in a one-connection echo 1-2% of the
+    /// round trips then took twice as long (p99 27 us against 11 us when
+    /// only parked workers' reactors are reaped). Returns whether anything
+    /// was woken.
     pub(crate) fn reap_before_park(&self, index: usize) -> bool {
         if self.maintain(index) {
             return true;
@@ -196,7 +200,13 @@ impl Handle {
         if let Some(io) = &self.io {
             let n = io.reactors.len();
             for offset in 1..n {
-                if io.reactors[(index + offset) % n].reap() > 0 {
+                let reactor = &io.reactors[(index + offset) % n];
+                // An awake worker reaps its own reactor; taking its events
+                // would only pull its tasks over here.
+                if !reactor.worker_is_parked() {
+                    continue;
+                }
+                if reactor.reap() > 0 {
                     return true;
                 }
             }

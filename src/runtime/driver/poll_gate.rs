@@ -24,7 +24,7 @@
 //! **A stuck worker.** If the worker stays awake without reaping (a task
 //! that polls for a long time), the poll thread's wait times out and, if
 //! the worker's reap count has not moved since, it reaps for it.
-use crate::loom::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use crate::loom::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use crate::loom::sync::{Condvar, Mutex};
 use std::time::Duration;
 
@@ -36,6 +36,9 @@ pub(crate) struct PollGate {
     /// Reaps the worker made. `Relaxed`: a progress heuristic for the
     /// stuck-worker check, ordered by nothing else.
     reaps: AtomicU64,
+    /// `state.worker_parked`, readable without the lock. `Relaxed`: a hint
+    /// (see `is_worker_parked`).
+    parked_hint: AtomicBool,
 }
 
 #[derive(Debug)]
@@ -69,6 +72,7 @@ impl PollGate {
             }),
             condvar: Condvar::new(),
             reaps: AtomicU64::new(0),
+            parked_hint: AtomicBool::new(true),
         }
     }
 
@@ -76,6 +80,7 @@ impl PollGate {
     pub(crate) fn worker_parking(&self) {
         let mut state = self.state.lock().unwrap();
         state.worker_parked = true;
+        self.parked_hint.store(true, Relaxed);
         if state.poll_thread_waiting {
             self.condvar.notify_one();
         }
@@ -84,6 +89,7 @@ impl PollGate {
     /// The worker is awake and reaps its own events.
     pub(crate) fn worker_awake(&self) {
         self.state.lock().unwrap().worker_parked = false;
+        self.parked_hint.store(false, Relaxed);
     }
 
     /// The worker reaped its epoll (for the stuck-worker check).
@@ -122,6 +128,14 @@ impl PollGate {
                 reaps = now;
             }
         }
+    }
+
+    /// Whether the worker is parked, for other workers deciding whose
+    /// reactors to reap. A hint: stale either way, it only makes a spinning
+    /// worker reap a reactor it could have left, or leave one its poll
+    /// thread serves anyway.
+    pub(crate) fn is_worker_parked(&self) -> bool {
+        self.parked_hint.load(Relaxed)
     }
 
     /// Whether the runtime is shutting down.

@@ -488,7 +488,17 @@ impl Core {
             return Some(task);
         }
         let start = self.rand.next_n(inject.num_shards() as u32 + 1) as usize;
-        inject.steal_batch_and_pop(self.shard, start, &self.run_queue)
+        let task = inject.steal_batch_and_pop(self.shard, start, &self.run_queue)?;
+        if !self.run_queue.is_empty() {
+            // The batch made work visible in this worker's queue, which
+            // the notifications of its spawners did not count on: a worker
+            // that searched while the batch was in flight may have parked
+            // seeing it nowhere. Wake one to steal it, as a push does
+            // (found by a test whose two tasks meet at a barrier: the
+            // second one stayed queued behind the first for good).
+            handle.shared.notify_parked();
+        }
+        Some(task)
     }
 
     fn steal_work(&mut self, handle: &Handle) -> Option<Notified> {
