@@ -75,9 +75,6 @@ fn loom_event_reaches_a_worker_going_to_sleep() {
                     // Dispatch: the woken task reaches the worker.
                     unparker.unpark();
                 }
-                if gate.is_stopping() {
-                    return;
-                }
             })
         };
         let kernel = {

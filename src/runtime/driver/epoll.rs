@@ -68,9 +68,11 @@ pub(crate) struct Reactor {
     stop_fd: OwnedFd,
     registry: Mutex<Registry>,
     poll_thread: Mutex<Option<std::thread::JoinHandle<()>>>,
-    /// The worker's non-blocking reap buffer (`try_lock`: only the owning
-    /// worker reaps; a concurrent attempt simply skips).
-    reap_buffer: Mutex<Events>,
+    /// The buffers of the non-blocking reaps (`try_lock`: a reap that
+    /// finds them taken skips; the events stay in the epoll for the next
+    /// reap or the poll thread). Kept across reaps so a reap allocates
+    /// nothing.
+    reap_buffer: Mutex<(Events, Vec<Waker>)>,
 }
 
 struct Registry {
@@ -159,7 +161,7 @@ impl Reactor {
                 is_shutdown: false,
             }),
             poll_thread: Mutex::new(None),
-            reap_buffer: Mutex::new(Events::new()),
+            reap_buffer: Mutex::new((Events::new(), Vec::new())),
         });
         let poller = reactor.clone();
         let thread = std::thread::Builder::new()
@@ -278,24 +280,22 @@ impl Reactor {
             for waker in wakers.drain(..) {
                 waker.wake();
             }
-            if self.gate.is_stopping() {
-                return;
-            }
         }
     }
 
     /// Reaps ready events without blocking, on the worker's thread, so its
     /// wakeups are scheduled locally. Returns how many events were seen.
     pub(crate) fn reap(&self) -> usize {
-        let Ok(mut events) = self.reap_buffer.try_lock() else {
+        let Ok(mut buffers) = self.reap_buffer.try_lock() else {
             return 0;
         };
+        let (events, wakers) = &mut *buffers;
         let n = wait(&self.epfd, &mut events.0, 0).unwrap_or(0);
         self.gate.worker_reaped();
-        let mut wakers = Vec::new();
-        self.dispatch(&events.0[..n], &mut wakers);
-        drop(events);
-        for waker in wakers {
+        self.dispatch(&events.0[..n], wakers);
+        // Woken with the buffers held: a reap attempted meanwhile (by a
+        // waker, or another worker) skips, which loses nothing.
+        for waker in wakers.drain(..) {
             waker.wake();
         }
         n

@@ -137,9 +137,4 @@ impl PollGate {
     pub(crate) fn is_worker_parked(&self) -> bool {
         self.parked_hint.load(Relaxed)
     }
-
-    /// Whether the runtime is shutting down.
-    pub(crate) fn is_stopping(&self) -> bool {
-        self.state.lock().unwrap().stopping
-    }
 }
