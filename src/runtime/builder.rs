@@ -40,6 +40,8 @@ pub struct Builder {
     enable_io: bool,
     enable_time: bool,
     start_paused: bool,
+    driver: Option<super::Driver>,
+    uring_plain: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,7 +86,35 @@ impl Builder {
             enable_io: false,
             enable_time: false,
             start_paused: false,
+            driver: None,
+            uring_plain: false,
         }
+    }
+
+    /// Chooses the I/O driver (see [`Driver`](super::Driver)). Without this
+    /// call the environment variable `TOKIWA_DRIVER=auto|legacy|uring`
+    /// decides, and without it `Auto`; an explicit call here wins over the
+    /// variable.
+    ///
+    /// `build` fails with an `io::Error` naming the missing capability and
+    /// the kernel's errno when `Uring` is asked for where it cannot run
+    /// (tokiwa built without the `uring` feature, a kernel before 6.1, a
+    /// sandbox refusing `io_uring_setup`). `Auto` then runs legacy mode and
+    /// [`Handle::driver_fallback_reason`](super::Handle::driver_fallback_reason)
+    /// says why.
+    pub fn driver(&mut self, driver: super::Driver) -> &mut Self {
+        self.driver = Some(driver);
+        self
+    }
+
+    /// io_uring mode without `DEFER_TASKRUN | TASKRUN_FLAG` (only
+    /// `SINGLE_ISSUER`): completions are then run by the kernel's task work
+    /// as they arrive instead of at the worker's next enter. For measuring
+    /// what those flags bring (the benchmark's ablation); not for use.
+    #[doc(hidden)]
+    pub fn uring_defer_taskrun(&mut self, on: bool) -> &mut Self {
+        self.uring_plain = !on;
+        self
     }
 
     /// Enables both the I/O and the time drivers.
@@ -301,6 +331,8 @@ impl Builder {
             enable_io: self.enable_io,
             enable_time: self.enable_time,
             start_paused: self.start_paused,
+            driver: self.driver,
+            uring_plain: self.uring_plain,
         };
         let thread_name = (self.thread_name)();
         let workers = match self.kind {

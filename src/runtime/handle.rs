@@ -119,6 +119,22 @@ impl Handle {
         self.inner.config().name.as_deref()
     }
 
+    /// The I/O driver actually running: [`Driver::Legacy`] or
+    /// [`Driver::Uring`], never `Auto`.
+    ///
+    /// [`Driver::Legacy`]: super::Driver::Legacy
+    /// [`Driver::Uring`]: super::Driver::Uring
+    pub fn driver(&self) -> super::Driver {
+        self.inner.driver().kind()
+    }
+
+    /// Why a runtime that could have run io_uring mode (`Driver::Auto`)
+    /// runs legacy mode: the missing feature or kernel capability, with
+    /// the kernel's errno. `None` when no fallback happened.
+    pub fn driver_fallback_reason(&self) -> Option<&str> {
+        self.inner.driver().fallback_reason()
+    }
+
     /// The runtime's metrics.
     pub fn metrics(&self) -> RuntimeMetrics {
         RuntimeMetrics::new(self.inner.clone())

@@ -116,6 +116,66 @@ impl RuntimeMetrics {
     }
 }
 
+/// io_uring mode's per-worker counters (all zero in legacy mode).
+impl RuntimeMetrics {
+    fn uring(&self, worker: usize, f: impl FnOnce(&UringCounters) -> u64) -> u64 {
+        assert!(worker < self.num_workers(), "worker index out of bounds");
+        #[cfg(feature = "uring")]
+        if let Some(ring) = self.handle.driver().ring(worker) {
+            return f(ring.metrics());
+        }
+        let _ = f;
+        0
+    }
+
+    /// `io_uring_enter` calls the worker made (submits, waits, flushes).
+    pub fn worker_ring_enter_count(&self, worker: usize) -> u64 {
+        self.uring(worker, |m| m.enters.load(Relaxed))
+    }
+
+    /// Completions the worker reaped from its ring.
+    pub fn worker_cqe_count(&self, worker: usize) -> u64 {
+        self.uring(worker, |m| m.cqes.load(Relaxed))
+    }
+
+    /// Eventfd writes that woke the worker from its ring (at most one per
+    /// sleep).
+    pub fn worker_eventfd_write_count(&self, worker: usize) -> u64 {
+        self.uring(worker, |m| m.eventfd_writes.load(Relaxed))
+    }
+
+    /// Notifications of the worker that needed no eventfd write (it was
+    /// awake, or already notified).
+    pub fn worker_coalesced_notify_count(&self, worker: usize) -> u64 {
+        self.uring(worker, |m| m.coalesced.load(Relaxed))
+    }
+
+    /// Times the worker's multishot wake poll ended and was armed again.
+    pub fn worker_wake_poll_rearm_count(&self, worker: usize) -> u64 {
+        self.uring(worker, |m| m.wake_rearms.load(Relaxed))
+    }
+
+    /// Kernel entries a busy worker made because the kernel flagged
+    /// deferred completions (`IORING_SQ_TASKRUN`).
+    pub fn worker_taskrun_enter_count(&self, worker: usize) -> u64 {
+        self.uring(worker, |m| m.taskrun_enters.load(Relaxed))
+    }
+
+    /// Test hook: the setup flags the kernel recorded for the worker's
+    /// ring (`io_uring_params.flags`); `None` in legacy mode.
+    #[doc(hidden)]
+    pub fn __worker_ring_setup_flags(&self, worker: usize) -> Option<u32> {
+        #[cfg(feature = "uring")]
+        if let Some(ring) = self.handle.driver().ring(worker) {
+            return Some(ring.setup_flags());
+        }
+        let _ = worker;
+        None
+    }
+}
+
+use super::driver::ring_metrics::UringMetrics as UringCounters;
+
 impl fmt::Debug for RuntimeMetrics {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RuntimeMetrics")

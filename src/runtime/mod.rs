@@ -24,6 +24,7 @@ pub(crate) mod scheduler;
 
 pub use builder::Builder;
 pub use context::TryCurrentError;
+pub use driver::Driver;
 pub use handle::{EnterGuard, Handle, RuntimeFlavor};
 pub use local_runtime::{LocalOptions, LocalRuntime};
 pub use metrics::RuntimeMetrics;
@@ -59,4 +60,28 @@ pub fn worker_index() -> Option<usize> {
         Some(scheduler::Context::CurrentThread(_)) => Some(0),
         None => None,
     })
+}
+
+/// Test hook (io_uring mode): ends the multishot wake poll of the worker
+/// this runs on, as the kernel's termination of a multishot would (its
+/// final completion comes without `F_MORE`); the driver must arm it again
+/// before the worker sleeps. Returns whether there was a ring to do it on.
+#[doc(hidden)]
+pub fn __end_wake_poll_of_current_worker() -> bool {
+    #[cfg(feature = "uring")]
+    {
+        let Some(index) = worker_index() else {
+            return false;
+        };
+        let ended = context::with_current(|handle| match handle.driver().ring(index) {
+            Some(ring) => {
+                ring.cancel_wake_poll();
+                true
+            }
+            None => false,
+        });
+        return ended.unwrap_or(false);
+    }
+    #[cfg(not(feature = "uring"))]
+    false
 }

@@ -1,8 +1,11 @@
 //! The drivers a runtime owns, and what a worker's park slot does with
 //! them.
 //!
+//! * `choice.rs`: which driver runs ([`Driver`]: builder, environment,
+//!   kernel probe);
 //! * `epoll.rs`: the legacy I/O driver, one [`Reactor`] (epoll instance
 //!   plus poll thread) per worker;
+//! * `uring/`: the io_uring driver, one ring per worker, no poll thread;
 //! * `poll_gate.rs`: the handshake deciding whether the worker or its poll
 //!   thread reaps the worker's epoll;
 //! * `scheduled_io.rs`: per-resource readiness and wakers;
@@ -13,14 +16,20 @@
 //! register, timers to insert, and the worker loop calls
 //! [`Handle::park`] inside the idle protocol's blocking step so that a
 //! parked worker never sleeps past its next timer.
+pub(crate) mod choice;
 #[cfg(tokiwa_io_driver)]
 pub(crate) mod epoll;
 #[cfg(tokiwa_io_driver)]
 pub(crate) mod poll_gate;
 #[cfg(tokiwa_io_driver)]
 pub(crate) mod registration;
+pub(crate) mod ring_metrics;
 #[cfg(tokiwa_io_driver)]
 pub(crate) mod scheduled_io;
+#[cfg(feature = "uring")]
+pub(crate) mod uring;
+
+pub use choice::Driver;
 
 use crate::runtime::park::{Parker, Unparker};
 use std::io;
@@ -34,72 +43,196 @@ pub(crate) struct Config {
     pub(crate) enable_io: bool,
     pub(crate) enable_time: bool,
     pub(crate) start_paused: bool,
+    /// The builder's choice (`None`: the environment's, else auto).
+    pub(crate) driver: Option<Driver>,
+    /// io_uring mode without `DEFER_TASKRUN | TASKRUN_FLAG` (the
+    /// benchmark's ablation).
+    #[cfg_attr(not(feature = "uring"), allow(dead_code))]
+    pub(crate) uring_plain: bool,
 }
 
 /// The drivers of one runtime.
 #[derive(Debug)]
 pub(crate) struct Handle {
+    /// `Legacy` or `Uring`: what actually runs.
+    kind: Driver,
+    /// Why `Auto` chose legacy.
+    fallback_reason: Option<String>,
+    /// io_uring mode: worker `i`'s ring (the parker and, with I/O enabled,
+    /// the I/O driver).
+    #[cfg(feature = "uring")]
+    rings: Box<[std::sync::Arc<uring::Worker>]>,
     #[cfg(tokiwa_io_driver)]
     io: Option<IoHandle>,
     #[cfg(feature = "time")]
     time: Option<crate::time::driver::TimeHandle>,
 }
 
-/// The runtime's reactors, one per worker.
+/// The runtime's I/O drivers, one per worker: epoll reactors (legacy) or
+/// rings (io_uring).
 #[cfg(tokiwa_io_driver)]
 #[derive(Debug)]
 pub(crate) struct IoHandle {
     reactors: Box<[std::sync::Arc<Reactor>]>,
+    #[cfg(feature = "uring")]
+    rings: Box<[std::sync::Arc<uring::Worker>]>,
     /// Round-robin choice for registrations made off the workers. `Relaxed`:
     /// only spreads load.
     next: std::sync::atomic::AtomicUsize,
 }
 
+/// Where a resource is registered.
+#[cfg(tokiwa_io_driver)]
+#[derive(Debug)]
+pub(crate) enum Backend {
+    Epoll(std::sync::Arc<Reactor>),
+    #[cfg(feature = "uring")]
+    Uring(std::sync::Arc<uring::Worker>),
+}
+
 #[cfg(tokiwa_io_driver)]
 impl IoHandle {
-    /// The reactor of the worker this runs on, or the next one
-    /// round-robin.
-    pub(crate) fn reactor_for_current(&self) -> &std::sync::Arc<Reactor> {
+    /// Registers `fd` with the driver of the worker this runs on, or of the
+    /// next one round-robin.
+    pub(crate) fn register(
+        &self,
+        fd: std::os::fd::RawFd,
+        interest: crate::io::Interest,
+    ) -> io::Result<(Backend, std::sync::Arc<scheduled_io::ScheduledIo>, u64)> {
         let index = crate::runtime::worker_index()
             .unwrap_or_else(|| self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
-        &self.reactors[index % self.reactors.len()]
+        #[cfg(feature = "uring")]
+        if !self.rings.is_empty() {
+            let ring = &self.rings[index % self.rings.len()];
+            let (io, token) = ring.register(fd, interest)?;
+            return Ok((Backend::Uring(ring.clone()), io, token));
+        }
+        let reactor = &self.reactors[index % self.reactors.len()];
+        let (io, token) = reactor.register(fd, interest)?;
+        Ok((Backend::Epoll(reactor.clone()), io, token))
     }
 }
 
 impl Handle {
-    /// Creates the drivers for `unparkers.len()` workers (one for a
-    /// current-thread runtime). `thread_name` names the poll threads.
+    /// Creates the drivers of `workers` workers (one for a current-thread
+    /// runtime) and their parkers. `thread_name` names the poll threads.
     pub(crate) fn new(
         config: &Config,
-        unparkers: &[Unparker],
+        workers: usize,
         thread_name: &str,
-    ) -> io::Result<Handle> {
+    ) -> io::Result<(Handle, Vec<Parker>)> {
+        let choice = choice::choose(config.driver)?;
+        #[allow(unused_mut)] // assigned only with the `uring` feature
+        let mut fallback_reason = choice.reason;
+        #[cfg(feature = "uring")]
+        let rings: Box<[std::sync::Arc<uring::Worker>]> = if choice.driver == Driver::Uring {
+            let ring_config = uring::RingConfig {
+                defer_taskrun: !config.uring_plain,
+                ..uring::RingConfig::default()
+            };
+            match (0..workers)
+                .map(|i| uring::Worker::new(i, ring_config))
+                .collect::<io::Result<Vec<_>>>()
+            {
+                Ok(rings) => rings.into(),
+                // The probe passed, yet this thread may not create rings
+                // (a seccomp filter, a memlock limit): `Auto` falls back.
+                Err(e) if choice.may_fall_back => {
+                    fallback_reason = Some(e.to_string());
+                    Box::new([])
+                }
+                Err(e) => return Err(e),
+            }
+        } else {
+            Box::new([])
+        };
+        #[cfg(feature = "uring")]
+        let kind = if rings.is_empty() {
+            Driver::Legacy
+        } else {
+            Driver::Uring
+        };
+        #[cfg(not(feature = "uring"))]
+        let kind = Driver::Legacy;
+        let parkers: Vec<Parker> = match kind {
+            #[cfg(feature = "uring")]
+            Driver::Uring => rings.iter().map(|r| Parker::Uring(r.parker())).collect(),
+            _ => (0..workers).map(|_| Parker::new()).collect(),
+        };
+        let unparkers: Vec<Unparker> = parkers.iter().map(Parker::unparker).collect();
         let Config {
             enable_io,
             enable_time,
             start_paused,
+            ..
         } = *config;
-        let _ = (enable_io, enable_time, start_paused, unparkers, thread_name);
-        Ok(Handle {
+        let _ = (
+            enable_io,
+            enable_time,
+            start_paused,
+            &unparkers,
+            thread_name,
+        );
+        let handle = Handle {
+            kind,
+            fallback_reason,
             #[cfg(tokiwa_io_driver)]
-            io: if enable_io {
+            io: if !enable_io {
+                None
+            } else if kind == Driver::Legacy {
                 // "poll-<worker>-" first: Linux keeps 15 bytes of a thread
                 // name, and this way `top` still tells the poll threads
                 // apart.
-                let reactors = (0..unparkers.len())
+                let reactors = (0..workers)
                     .map(|i| Reactor::new(format!("poll-{i}-{thread_name}")))
                     .collect::<io::Result<Vec<_>>>()?;
                 Some(IoHandle {
                     reactors: reactors.into(),
+                    #[cfg(feature = "uring")]
+                    rings: Box::new([]),
                     next: std::sync::atomic::AtomicUsize::new(0),
                 })
             } else {
-                None
+                Some(IoHandle {
+                    reactors: Box::new([]),
+                    #[cfg(feature = "uring")]
+                    rings: rings.clone(),
+                    next: std::sync::atomic::AtomicUsize::new(0),
+                })
             },
+            #[cfg(feature = "uring")]
+            rings,
             #[cfg(feature = "time")]
             time: enable_time
-                .then(|| crate::time::driver::TimeHandle::new(unparkers.to_vec(), start_paused)),
-        })
+                .then(|| crate::time::driver::TimeHandle::new(unparkers.clone(), start_paused)),
+        };
+        Ok((handle, parkers))
+    }
+
+    /// The driver actually running (`Legacy` or `Uring`).
+    pub(crate) fn kind(&self) -> Driver {
+        self.kind
+    }
+
+    /// Why `Auto` runs legacy, if it does.
+    pub(crate) fn fallback_reason(&self) -> Option<&str> {
+        self.fallback_reason.as_deref()
+    }
+
+    /// io_uring mode: worker `index`'s ring.
+    #[cfg(feature = "uring")]
+    pub(crate) fn ring(&self, index: usize) -> Option<&std::sync::Arc<uring::Worker>> {
+        self.rings.get(index)
+    }
+
+    /// The calling thread now drives worker `index` (it took the core):
+    /// in io_uring mode it becomes the ring's issuer.
+    pub(crate) fn attach(&self, index: usize) {
+        #[cfg(feature = "uring")]
+        if let Some(ring) = self.rings.get(index) {
+            ring.attach();
+        }
+        let _ = index;
     }
 
     /// The I/O driver.
@@ -153,9 +286,15 @@ impl Handle {
     /// woken.
     pub(crate) fn maintain(&self, index: usize) -> bool {
         let mut woke = false;
+        #[cfg(feature = "uring")]
+        if let Some(ring) = self.rings.get(index) {
+            woke |= ring.maintain() > 0;
+        }
         #[cfg(tokiwa_io_driver)]
         if let Some(io) = &self.io {
-            woke |= io.reactors[index % io.reactors.len()].reap() > 0;
+            if !io.reactors.is_empty() {
+                woke |= io.reactors[index % io.reactors.len()].reap() > 0;
+            }
         }
         woke |= self.process_timers(index);
         woke
@@ -168,7 +307,9 @@ impl Handle {
     pub(crate) fn set_parked(&self, index: usize, parked: bool) {
         #[cfg(tokiwa_io_driver)]
         if let Some(io) = &self.io {
-            io.reactors[index % io.reactors.len()].set_worker_parked(parked);
+            if !io.reactors.is_empty() {
+                io.reactors[index % io.reactors.len()].set_worker_parked(parked);
+            }
         }
         let _ = (index, parked);
     }
@@ -178,6 +319,10 @@ impl Handle {
     pub(crate) fn has_io_resources(&self) -> bool {
         #[cfg(tokiwa_io_driver)]
         if let Some(io) = &self.io {
+            #[cfg(feature = "uring")]
+            if io.rings.iter().any(|r| r.has_registrations()) {
+                return true;
+            }
             return io.reactors.iter().any(|r| r.has_registrations());
         }
         false
@@ -232,6 +377,10 @@ impl Handle {
             for reactor in io.reactors.iter() {
                 reactor.shutdown();
             }
+        }
+        #[cfg(feature = "uring")]
+        for ring in self.rings.iter() {
+            ring.shutdown();
         }
         #[cfg(feature = "time")]
         if let Some(time) = &self.time {

@@ -2,11 +2,12 @@
 //! the readiness operations every I/O type is built from.
 //!
 //! The I/O types (`PollEvented`, `AsyncFd`) own the descriptor; the
-//! registration owns its slot in the reactor. Their `Drop` calls
+//! registration owns its slot in the driver. Their `Drop` calls
 //! [`Registration::deregister`] before closing the descriptor; dropping the
-//! registration then frees the slot.
-use super::epoll::Reactor;
+//! registration then frees the slot (legacy) or lets the ring's owner
+//! cancel its poll (io_uring, see `uring/io.rs`).
 use super::scheduled_io::{shutdown_error, Direction, ReadyEvent, ScheduledIo};
+use super::Backend;
 use crate::io::Interest;
 use crate::runtime::scheduler;
 use crate::task::coop;
@@ -17,7 +18,7 @@ use std::task::{ready, Context, Poll};
 
 #[derive(Debug)]
 pub(crate) struct Registration {
-    reactor: Arc<Reactor>,
+    backend: Backend,
     shared: Arc<ScheduledIo>,
     token: u64,
 }
@@ -42,10 +43,9 @@ impl Registration {
         interest: Interest,
         handle: &scheduler::Handle,
     ) -> io::Result<Registration> {
-        let reactor = handle.driver().io().reactor_for_current().clone();
-        let (shared, token) = reactor.register(fd, interest)?;
+        let (backend, shared, token) = handle.driver().io().register(fd, interest)?;
         Ok(Registration {
-            reactor,
+            backend,
             shared,
             token,
         })
@@ -53,7 +53,14 @@ impl Registration {
 
     /// Removes the descriptor from the reactor; call before closing it.
     pub(crate) fn deregister(&self, fd: RawFd) -> io::Result<()> {
-        self.reactor.deregister(fd)
+        match &self.backend {
+            Backend::Epoll(reactor) => reactor.deregister(fd),
+            #[cfg(feature = "uring")]
+            Backend::Uring(ring) => {
+                ring.deregister(self.token);
+                Ok(())
+            }
+        }
     }
 
     /// Marks the resource `ready` without waiting for the driver's first
@@ -170,6 +177,11 @@ impl Drop for Registration {
         // Nothing can wait on a dropped resource; drop the stored wakers so
         // their tasks are not kept alive by the reactor, then free the slot.
         self.shared.clear_wakers();
-        self.reactor.release(self.token);
+        match &self.backend {
+            Backend::Epoll(reactor) => reactor.release(self.token),
+            // Idempotent: a no-op after `deregister`.
+            #[cfg(feature = "uring")]
+            Backend::Uring(ring) => ring.deregister(self.token),
+        }
     }
 }

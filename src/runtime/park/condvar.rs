@@ -143,12 +143,12 @@ impl fmt::Debug for Unparker {
 /// current-thread runtime parks on the caller's thread, whose other sleeps
 /// are not ours to change). Failures are ignored: the wait stays correct,
 /// only as late as before.
-struct PreciseTimerSlack {
+pub(crate) struct PreciseTimerSlack {
     previous: Option<libc::c_ulong>,
 }
 
 impl PreciseTimerSlack {
-    fn new() -> PreciseTimerSlack {
+    pub(crate) fn new() -> PreciseTimerSlack {
         if cfg!(tokiwa_loom) {
             return PreciseTimerSlack { previous: None };
         }

@@ -24,7 +24,62 @@
 //! `thread.rs` holds the separate parker of a thread that blocks on a
 //! future outside any worker (`Runtime::block_on` on a multi-thread runtime,
 //! `Handle::block_on`).
-mod condvar;
+pub(crate) mod condvar;
+#[cfg(any(feature = "uring", tokiwa_loom))]
+pub(crate) mod ring_wake;
 pub(crate) mod thread;
 
-pub(crate) use condvar::{Parker, Unparker};
+use std::time::Duration;
+
+/// A worker's parker: the condition variable (legacy mode) or its ring
+/// (io_uring mode).
+#[derive(Debug)]
+pub(crate) enum Parker {
+    Condvar(condvar::Parker),
+    #[cfg(feature = "uring")]
+    Uring(crate::runtime::driver::uring::Parker),
+}
+
+/// The waking end of a [`Parker`].
+#[derive(Clone, Debug)]
+pub(crate) enum Unparker {
+    Condvar(condvar::Unparker),
+    #[cfg(feature = "uring")]
+    Uring(crate::runtime::driver::uring::Unparker),
+}
+
+impl Parker {
+    /// A condition-variable parker.
+    pub(crate) fn new() -> Parker {
+        Parker::Condvar(condvar::Parker::new())
+    }
+
+    pub(crate) fn unparker(&self) -> Unparker {
+        match self {
+            Parker::Condvar(p) => Unparker::Condvar(p.unparker()),
+            #[cfg(feature = "uring")]
+            Parker::Uring(p) => Unparker::Uring(p.unparker()),
+        }
+    }
+
+    /// Blocks until unparked or until `timeout` passes (`None`: no limit).
+    /// `Some(Duration::ZERO)` only consumes a pending token. Returns whether
+    /// an unpark token was consumed.
+    pub(crate) fn park(&mut self, timeout: Option<Duration>) -> bool {
+        match self {
+            Parker::Condvar(p) => p.park(timeout),
+            #[cfg(feature = "uring")]
+            Parker::Uring(p) => p.park(timeout),
+        }
+    }
+}
+
+impl Unparker {
+    pub(crate) fn unpark(&self) {
+        match self {
+            Unparker::Condvar(u) => u.unpark(),
+            #[cfg(feature = "uring")]
+            Unparker::Uring(u) => u.unpark(),
+        }
+    }
+}

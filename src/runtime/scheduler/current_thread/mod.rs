@@ -18,7 +18,7 @@ use crate::runtime::blocking::Spawner;
 use crate::runtime::config::Config;
 use crate::runtime::context;
 use crate::runtime::driver;
-use crate::runtime::park::{thread as park_thread, Parker, Unparker};
+use crate::runtime::park::{condvar, thread as park_thread, Parker, Unparker};
 use crate::runtime::scheduler::{self, multi_thread::worker::WorkerMetrics};
 use crate::task::{coop, Id, JoinHandle, LocalOwnedTasks, Notified, OwnedTasks, Schedule, Task};
 use std::cell::RefCell;
@@ -102,10 +102,9 @@ impl Handle {
         driver_config: &driver::Config,
         thread_name: &str,
     ) -> std::io::Result<Arc<Handle>> {
-        let park = Parker::new();
+        let (driver, mut parkers) = driver::Handle::new(driver_config, 1, thread_name)?;
+        let park = parkers.pop().expect("one parker");
         let unpark = park.unparker();
-        let driver =
-            driver::Handle::new(driver_config, std::slice::from_ref(&unpark), thread_name)?;
         Ok(Arc::new(Handle {
             inject: Mutex::new(Some(VecDeque::new())),
             inject_len: AtomicUsize::new(0),
@@ -222,7 +221,9 @@ impl Handle {
     fn take_core(&self) -> Option<Box<Core>> {
         let core = self.core.lock().unwrap().take();
         if core.is_some() {
-            // A thread drives the runtime: it reaps its own events.
+            // A thread drives the runtime: it reaps its own events (and in
+            // io_uring mode becomes its ring's issuer).
+            self.driver.attach(0);
             self.driver.set_parked(0, false);
         }
         core
@@ -251,7 +252,7 @@ impl Handle {
         let rt = scheduler::Handle::CurrentThread(self.clone());
         let _enter = context::enter_runtime(&rt, false);
         let mut future = pin!(future);
-        let mut waiter: Option<(Parker, Waker)> = None;
+        let mut waiter: Option<(condvar::Parker, Waker)> = None;
         loop {
             if let Some(core) = self.take_core() {
                 return self.drive(core, future.as_mut());

@@ -10,7 +10,6 @@ use crate::loom::sync::Mutex;
 use crate::runtime::blocking::Spawner;
 use crate::runtime::config::Config;
 use crate::runtime::driver;
-use crate::runtime::park::Parker;
 use crate::runtime::scheduler;
 use crate::task::{Id, JoinHandle, Notified, Schedule, Task};
 use std::fmt;
@@ -40,9 +39,7 @@ pub(crate) fn launch(
     driver_config: &driver::Config,
     thread_name: &str,
 ) -> std::io::Result<Arc<Handle>> {
-    let parkers: Vec<Parker> = (0..num_workers).map(|_| Parker::new()).collect();
-    let unparkers: Vec<_> = parkers.iter().map(Parker::unparker).collect();
-    let driver = driver::Handle::new(driver_config, &unparkers, thread_name)?;
+    let (driver, parkers) = driver::Handle::new(driver_config, num_workers, thread_name)?;
     let (shared, cores) = worker::Shared::new(num_workers, shards, parkers);
     let handle = Arc::new(Handle {
         shared,

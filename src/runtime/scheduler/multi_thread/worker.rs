@@ -198,7 +198,9 @@ impl Shared {
 /// Runs a worker with `core` on the current thread until shutdown (or until
 /// `block_in_place` takes the core away).
 pub(crate) fn run(handle: Arc<Handle>, core: Box<Core>) {
-    // A thread drives this core now: it reaps its own reactor's events.
+    // A thread drives this core now: it reaps its own reactor's events
+    // (and in io_uring mode becomes its ring's issuer).
+    handle.driver.attach(core.index);
     handle.driver.set_parked(core.index, false);
     let scheduler_handle = scheduler::Handle::MultiThread(handle.clone());
     let _enter = context::enter_runtime(&scheduler_handle, true);
@@ -467,6 +469,7 @@ impl Context {
     pub(crate) fn reclaim_core(&self, slot: &super::CoreSlot) {
         let core = slot.lock().unwrap().take();
         if let Some(core) = core {
+            self.handle.driver.attach(core.index);
             *self.core.borrow_mut() = Some(core);
         }
     }

@@ -1,0 +1,367 @@
+//! Readiness of I/O resources through a worker's ring.
+//!
+//! Each resource gets a multishot `PollAdd` on the ring of the worker that
+//! registered it; its completions set the resource's readiness word
+//! (`scheduled_io.rs`) exactly as epoll events do in legacy mode, so the
+//! I/O types keep tokio's borrowed-buffer semantics: the kernel never holds
+//! a pointer into user memory, and a dropped future leaves nothing behind.
+//!
+//! **Tokens** are a slot index plus a generation, as in `epoll.rs`. A slot
+//! lives until its poll's *final* completion (the one without `F_MORE`),
+//! so the kernel never holds a token whose slot was reused.
+//!
+//! **Who submits.** Only the ring's owner enters it. A resource registered
+//! or dropped on another thread sends a [`Request`] to the owner (a queue
+//! plus the owner's eventfd) instead:
+//!
+//! * *registered elsewhere*: the descriptor is `dup`ed into the request, so
+//!   the kernel resolves an open descriptor whenever the owner submits,
+//!   even if the resource was dropped meanwhile;
+//! * *dropped elsewhere*: the slot is marked cancelling (under the registry
+//!   lock, before the caller closes the descriptor) and the owner submits
+//!   an `AsyncCancel` for the token. The poll holds its own reference to
+//!   the file until then, so the socket closes (a TCP peer sees EOF) when
+//!   the owner gets to it: at once if it sleeps (the request unparks it),
+//!   else at its next maintenance tick. On the owner itself the cancel is
+//!   submitted at once.
+//!
+//! **Re-arming.** A multishot poll can end (a final completion without
+//! `F_MORE` for a live slot, or a ring that was replaced when the core
+//! changed threads). The owner arms it again by descriptor number while it
+//! holds the registry lock through the submit, and a dropper marks the slot
+//! cancelling under that lock before it closes the descriptor: a re-arm
+//! never resolves a closed (or reused) descriptor number.
+use super::ring::{Cqe, Ring};
+use super::wake::UringMetrics;
+use crate::io::{Interest, Ready};
+use crate::runtime::driver::scheduled_io::{shutdown_error, ScheduledIo};
+use io_uring::{opcode, types};
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+// The driver is not loom-modelled (there is no io_uring under loom): its
+// locks and flags are std's.
+use std::sync::{Arc, Mutex};
+use std::task::Waker;
+
+/// A request for the ring's owner from another thread.
+#[derive(Debug)]
+pub(crate) enum Request {
+    /// Arm the poll of `token` on `fd` (a `dup` owned by the request).
+    Arm { token: u64, fd: OwnedFd, mask: u32 },
+    /// Cancel the poll of `token`.
+    Cancel { token: u64 },
+}
+
+/// The resources of one worker's ring.
+#[derive(Debug)]
+pub(crate) struct IoState {
+    registry: Mutex<Registry>,
+    requests: Mutex<Vec<Request>>,
+    /// Whether `requests` may be non-empty. Set after the push (under the
+    /// queue lock), swapped off by the owner before it takes the queue:
+    /// `SeqCst` so a request pushed after the owner's swap is seen by its
+    /// next look (the notifier also unparks the owner).
+    has_requests: AtomicBool,
+    /// Live registrations. `Relaxed`: a hint for spinning, as in legacy.
+    registered: AtomicUsize,
+}
+
+#[derive(Debug)]
+struct Registry {
+    slots: slab::Slab<Slot>,
+    next_generation: u32,
+    is_shutdown: bool,
+}
+
+#[derive(Debug)]
+struct Slot {
+    generation: u32,
+    io: Arc<ScheduledIo>,
+    fd: RawFd,
+    mask: u32,
+    /// A poll for this slot is (or is about to be) in the kernel.
+    armed: bool,
+    /// Dropped: its final completion frees the slot.
+    cancelling: bool,
+}
+
+fn poll_mask(interest: Interest) -> u32 {
+    // The epoll bits are the poll bits; multishot polls are edge-style
+    // already (one completion per wakeup), so `EPOLLET` is left out.
+    interest.to_epoll() & !(libc::EPOLLET as u32)
+}
+
+fn poll_entry(fd: RawFd, mask: u32, token: u64) -> io_uring::squeue::Entry {
+    opcode::PollAdd::new(types::Fd(fd), mask)
+        .multi(true)
+        .build()
+        .user_data(token)
+}
+
+fn cancel_entry(token: u64) -> io_uring::squeue::Entry {
+    opcode::AsyncCancel::new(token)
+        .build()
+        .user_data(super::ring::CANCEL_TOKEN)
+}
+
+impl IoState {
+    pub(crate) fn new() -> IoState {
+        IoState {
+            registry: Mutex::new(Registry {
+                slots: slab::Slab::new(),
+                next_generation: 0,
+                is_shutdown: false,
+            }),
+            requests: Mutex::new(Vec::new()),
+            has_requests: AtomicBool::new(false),
+            registered: AtomicUsize::new(0),
+        }
+    }
+
+    pub(crate) fn has_registrations(&self) -> bool {
+        self.registered.load(Ordering::Relaxed) != 0
+    }
+
+    /// Registers `fd`. `owner`: the calling thread's own ring (arm now),
+    /// or `None` from any other thread (the caller then sends the returned
+    /// request and unparks the owner).
+    pub(crate) fn register(
+        &self,
+        fd: RawFd,
+        interest: Interest,
+        owner: Option<(&mut Ring, &UringMetrics)>,
+    ) -> io::Result<(Arc<ScheduledIo>, u64, Option<Request>)> {
+        let mask = poll_mask(interest);
+        let mut registry = self.registry.lock().unwrap();
+        if registry.is_shutdown {
+            return Err(shutdown_error());
+        }
+        // Off the owner, the kernel sees a duplicate that the request owns.
+        let dup = match owner {
+            Some(_) => None,
+            // SAFETY: `fd` is open (the caller owns it); the duplicate is
+            // checked and then owned by exactly one `OwnedFd`.
+            None => Some(unsafe {
+                let dup = libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 0);
+                if dup < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                OwnedFd::from_raw_fd(dup)
+            }),
+        };
+        let generation = registry.next_generation;
+        // Generations stay below 2^31 so no token collides with the
+        // driver's reserved ones at the top of the range.
+        registry.next_generation = generation.wrapping_add(1) & 0x7fff_ffff;
+        let io = Arc::new(ScheduledIo::new());
+        let entry = registry.slots.vacant_entry();
+        let token = entry.key() as u64 | (generation as u64) << 32;
+        entry.insert(Slot {
+            generation,
+            io: io.clone(),
+            fd,
+            mask,
+            armed: owner.is_some(),
+            cancelling: false,
+        });
+        self.registered.fetch_add(1, Ordering::Relaxed);
+        let request = match owner {
+            Some((ring, metrics)) => {
+                ring.push(&poll_entry(fd, mask, token), metrics);
+                // Submitted now, under the lock: the kernel resolves `fd`
+                // while the caller still owns it.
+                ring.submit(metrics)?;
+                None
+            }
+            None => Some(Request::Arm {
+                token,
+                fd: dup.expect("duplicated off the owner"),
+                mask,
+            }),
+        };
+        Ok((io, token, request))
+    }
+
+    /// The resource of `token` is being dropped (before its descriptor is
+    /// closed). Returns the request to send when not on the owner.
+    pub(crate) fn deregister(
+        &self,
+        token: u64,
+        owner: Option<(&mut Ring, &UringMetrics)>,
+    ) -> Option<Request> {
+        let mut registry = self.registry.lock().unwrap();
+        let index = (token & 0xffff_ffff) as usize;
+        let slot = registry
+            .slots
+            .get_mut(index)
+            .filter(|slot| u64::from(slot.generation) == token >> 32)?;
+        if slot.cancelling {
+            return None;
+        }
+        slot.cancelling = true;
+        if !slot.armed {
+            // Nothing in the kernel (never armed, or its poll ended): free
+            // it now; a pending `Arm` request finds the slot gone.
+            registry.slots.remove(index);
+            self.registered.fetch_sub(1, Ordering::Relaxed);
+            return None;
+        }
+        match owner {
+            Some((ring, metrics)) => {
+                // Submitted now: the poll holds a reference to the file, so
+                // until the cancel runs, closing the descriptor would not
+                // close the socket (a peer waiting for EOF would wait for
+                // this worker's next enter).
+                ring.push(&cancel_entry(token), metrics);
+                let _ = ring.submit(metrics);
+                None
+            }
+            None => Some(Request::Cancel { token }),
+        }
+    }
+
+    /// Queues a request for the owner (the caller then unparks it).
+    pub(crate) fn send(&self, request: Request) {
+        self.requests.lock().unwrap().push(request);
+        self.has_requests.store(true, Ordering::SeqCst);
+    }
+
+    /// The owner takes the requests of other threads into its ring.
+    pub(crate) fn take_requests(&self, ring: &mut Ring, metrics: &UringMetrics) {
+        if !self.has_requests.swap(false, Ordering::SeqCst) {
+            return;
+        }
+        let requests = std::mem::take(&mut *self.requests.lock().unwrap());
+        if requests.is_empty() {
+            return;
+        }
+        let mut registry = self.registry.lock().unwrap();
+        let mut dups = Vec::new();
+        for request in requests {
+            match request {
+                Request::Arm { token, fd, mask } => {
+                    let index = (token & 0xffff_ffff) as usize;
+                    let live = registry
+                        .slots
+                        .get_mut(index)
+                        .filter(|slot| u64::from(slot.generation) == token >> 32);
+                    match live {
+                        Some(slot) if !slot.cancelling => {
+                            slot.armed = true;
+                            ring.push(&poll_entry(fd.as_raw_fd(), mask, token), metrics);
+                            dups.push(fd);
+                        }
+                        _ => drop(fd),
+                    }
+                }
+                Request::Cancel { token } => ring.push(&cancel_entry(token), metrics),
+            }
+        }
+        if !dups.is_empty() {
+            // The duplicates may close once the kernel has resolved them.
+            let _ = ring.submit(metrics);
+        }
+        drop(dups);
+    }
+
+    /// Applies a batch of completions; collects the wakers to call and the
+    /// tokens whose poll ended while the resource lives.
+    pub(crate) fn complete(&self, cqes: &[Cqe], wakers: &mut Vec<Waker>, rearm: &mut Vec<u64>) {
+        if cqes.is_empty() {
+            return;
+        }
+        let mut registry = self.registry.lock().unwrap();
+        for cqe in cqes {
+            let index = (cqe.user_data & 0xffff_ffff) as usize;
+            let Some(slot) = registry.slots.get_mut(index) else {
+                continue;
+            };
+            if u64::from(slot.generation) != cqe.user_data >> 32 {
+                continue;
+            }
+            if !slot.cancelling {
+                let ready = if cqe.res >= 0 {
+                    Ready::from_epoll(cqe.res as u32)
+                } else {
+                    // The poll failed (say, the descriptor was closed under
+                    // it): let every waiter retry its operation and see the
+                    // error itself.
+                    Ready::ALL
+                };
+                slot.io.set_readiness(ready);
+                slot.io.take_wakers(ready, wakers);
+            }
+            if !cqe.more {
+                slot.armed = false;
+                if slot.cancelling {
+                    registry.slots.remove(index);
+                    self.registered.fetch_sub(1, Ordering::Relaxed);
+                } else if cqe.res >= 0 || cqe.res == -libc::ECANCELED {
+                    rearm.push(cqe.user_data);
+                }
+            }
+        }
+    }
+
+    /// Arms again the polls of `tokens` (those that ended), or of every
+    /// live slot (`None`: the ring was replaced). Submits under the
+    /// registry lock (see the module docs).
+    pub(crate) fn rearm(&self, ring: &mut Ring, metrics: &UringMetrics, tokens: Option<&[u64]>) {
+        let mut registry = self.registry.lock().unwrap();
+        let mut pushed = false;
+        match tokens {
+            Some(tokens) => {
+                for &token in tokens {
+                    let index = (token & 0xffff_ffff) as usize;
+                    if let Some(slot) = registry.slots.get_mut(index) {
+                        if u64::from(slot.generation) == token >> 32
+                            && !slot.cancelling
+                            && !slot.armed
+                        {
+                            slot.armed = true;
+                            ring.push(&poll_entry(slot.fd, slot.mask, token), metrics);
+                            pushed = true;
+                        }
+                    }
+                }
+            }
+            None => {
+                let mut gone = Vec::new();
+                for (index, slot) in registry.slots.iter_mut() {
+                    if slot.cancelling || !slot.armed {
+                        // Its poll died with the old ring, or it waits for
+                        // an `Arm` request that the new ring will get.
+                        if slot.cancelling {
+                            gone.push(index);
+                        }
+                        continue;
+                    }
+                    let token = index as u64 | u64::from(slot.generation) << 32;
+                    ring.push(&poll_entry(slot.fd, slot.mask, token), metrics);
+                    pushed = true;
+                }
+                for index in gone {
+                    registry.slots.remove(index);
+                    self.registered.fetch_sub(1, Ordering::Relaxed);
+                }
+            }
+        }
+        if pushed {
+            let _ = ring.submit(metrics);
+        }
+    }
+
+    /// Runtime shutdown: fails every resource's waiters; later
+    /// registrations fail with the shutdown error.
+    pub(crate) fn shutdown(&self) {
+        let ios: Vec<Arc<ScheduledIo>> = {
+            let mut registry = self.registry.lock().unwrap();
+            registry.is_shutdown = true;
+            registry.slots.iter().map(|(_, s)| s.io.clone()).collect()
+        };
+        for io in ios {
+            io.shutdown();
+        }
+    }
+}

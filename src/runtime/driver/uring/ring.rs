@@ -1,0 +1,328 @@
+//! One worker's ring, touched only by the thread that holds the worker's
+//! core.
+//!
+//! `SINGLE_ISSUER` binds a ring to one thread: any other thread's
+//! `io_uring_enter` fails with `EEXIST`. A worker's core can change threads
+//! (`block_in_place` hands it to a new thread; a current-thread runtime is
+//! driven by whichever thread calls `block_on`), so the ring records its
+//! owner and [`Ring::attach`] makes the calling thread the owner: it enables
+//! a ring built `R_DISABLED` (the usual case, once per worker), or builds a
+//! fresh ring for a new thread and lets the caller re-arm its polls on it.
+//!
+//! Submission is lazy: entries wait in the SQ until the worker enters the
+//! kernel anyway (its next wait, or a busy worker's maintenance when the SQ
+//! holds entries or the kernel flagged `TASKRUN`), so a burst of
+//! registrations costs one syscall. A full SQ is flushed before the push,
+//! never dropped.
+use super::probe::{self, RingConfig};
+use super::wake::UringMetrics;
+use crate::runtime::park::ring_wake::{WakePoll, WakeRing};
+use io_uring::{cqueue, opcode, squeue, types, IoUring};
+use std::cell::Cell;
+use std::io;
+use std::os::fd::RawFd;
+use std::sync::atomic::AtomicU64;
+use std::time::Duration;
+
+/// `user_data` of the wake poll's completions.
+pub(crate) const WAKE_TOKEN: u64 = u64::MAX;
+/// `user_data` of cancel requests (their own completions are ignored: the
+/// cancelled poll's final CQE is what frees its slot).
+pub(crate) const CANCEL_TOKEN: u64 = u64::MAX - 1;
+
+/// A completion, copied out of the CQ.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Cqe {
+    pub(crate) user_data: u64,
+    pub(crate) res: i32,
+    pub(crate) more: bool,
+}
+
+/// A process-unique id of the calling thread (thread-local addresses can be
+/// reused by later threads; these ids are not).
+pub(crate) fn thread_id() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    thread_local! {
+        static ID: Cell<u64> = const { Cell::new(0) };
+    }
+    ID.with(|id| {
+        if id.get() == 0 {
+            // `Relaxed`: only uniqueness matters.
+            id.set(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+        }
+        id.get()
+    })
+}
+
+pub(crate) struct Ring {
+    uring: IoUring,
+    /// The thread allowed to enter this ring (`None`: built `R_DISABLED`,
+    /// not enabled yet).
+    owner: Option<u64>,
+    wake_poll: WakePoll,
+    eventfd: RawFd,
+    config: RingConfig,
+    /// Completions taken out of the CQ to make room while a push could not
+    /// dispatch them (see [`Ring::push`]); delivered by the next drain.
+    backlog: Vec<Cqe>,
+    /// How many times the wake poll was armed (the first is not a re-arm).
+    arms: u64,
+    index: usize,
+}
+
+/// What attaching the calling thread did.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Attach {
+    /// Already this thread's ring, or a disabled ring now enabled.
+    Same,
+    /// A fresh ring replaced one owned by another thread: every poll of the
+    /// old ring is gone and must be re-armed.
+    Replaced,
+}
+
+impl Ring {
+    /// A ring for worker `index`, built `R_DISABLED` (its worker enables
+    /// it). `eventfd` is the worker's wake eventfd.
+    pub(crate) fn new(index: usize, eventfd: RawFd, config: RingConfig) -> io::Result<Ring> {
+        Ok(Ring {
+            uring: probe::setup_ring(&config, true)?,
+            owner: None,
+            wake_poll: WakePoll::new(index),
+            eventfd,
+            config,
+            backlog: Vec::new(),
+            arms: 0,
+            index,
+        })
+    }
+
+    /// Makes the calling thread this ring's issuer (see the module docs).
+    ///
+    /// # Panics
+    ///
+    /// If the kernel refuses to enable or create a ring for this thread
+    /// (the runtime could no longer serve this worker's I/O).
+    pub(crate) fn attach(&mut self) -> Attach {
+        let me = thread_id();
+        match self.owner {
+            Some(owner) if owner == me => Attach::Same,
+            None => {
+                if let Err(e) = self.uring.submitter().register_enable_rings() {
+                    panic!("tokiwa: cannot enable the io_uring ring of a worker: {e}");
+                }
+                self.owner = Some(me);
+                Attach::Same
+            }
+            Some(_) => {
+                // Completions already posted are kept; deferred ones belong
+                // to the old ring and are lost with it, which the caller's
+                // re-arm makes good (a poll armed on a ready file completes
+                // at once).
+                self.drain_to_backlog();
+                let fresh = probe::setup_ring(&self.config, false)
+                    .unwrap_or_else(|e| panic!("tokiwa: cannot move a worker's ring: {e}"));
+                self.uring = fresh;
+                self.owner = Some(me);
+                self.wake_poll = WakePoll::new(self.index);
+                Attach::Replaced
+            }
+        }
+    }
+
+    /// Whether the calling thread may enter this ring.
+    pub(crate) fn is_owned_by_current(&self) -> bool {
+        self.owner == Some(thread_id())
+    }
+
+    /// The setup flags the kernel recorded.
+    pub(crate) fn setup_flags(&self) -> u32 {
+        probe::setup_flags(&self.uring)
+    }
+
+    /// Queues `entry`. A full SQ is submitted first; if the kernel takes
+    /// none of it (`EBUSY`: its overflow list is full), the CQ is emptied
+    /// into the backlog and the submit retried, so nothing is dropped.
+    pub(crate) fn push(&mut self, entry: &squeue::Entry, metrics: &UringMetrics) {
+        loop {
+            // SAFETY: the entries this driver pushes reference no memory
+            // (polls and cancels carry a descriptor and a token), and the
+            // descriptor stays open until the kernel has resolved it (see
+            // `io.rs`).
+            if unsafe { self.uring.submission().push(entry) }.is_ok() {
+                return;
+            }
+            if let Err(e) = self.submit(metrics) {
+                if e.raw_os_error() == Some(libc::EBUSY) {
+                    self.drain_to_backlog();
+                } else {
+                    panic!("tokiwa: io_uring submission failed: {e}");
+                }
+            }
+        }
+    }
+
+    /// Submits the queued entries (and, with `TASKRUN` or an overflow
+    /// pending, runs the kernel's deferred work). Retries `EINTR`.
+    pub(crate) fn submit(&mut self, metrics: &UringMetrics) -> io::Result<()> {
+        loop {
+            UringMetrics::add(&metrics.enters, 1);
+            match self.uring.submit() {
+                Ok(_) => return Ok(()),
+                Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Whether a non-blocking look at the ring needs the kernel: entries
+    /// to submit, deferred completions (`TASKRUN`) or an overflow to flush.
+    /// Returns `(needed, because_of_taskrun)`.
+    pub(crate) fn needs_enter(&mut self) -> (bool, bool) {
+        let mut sq = self.uring.submission();
+        sq.sync();
+        let taskrun = sq.taskrun();
+        (!sq.is_empty() || taskrun || sq.cq_overflow(), taskrun)
+    }
+
+    /// Takes every completion (the backlog first), handing the wake poll's
+    /// to its state and the others to `f`. Flushes an overflow the kernel
+    /// holds and takes those too. Re-arms a wake poll that ended.
+    pub(crate) fn drain(&mut self, metrics: &UringMetrics, mut f: impl FnMut(Cqe)) -> usize {
+        let mut n = 0;
+        for cqe in std::mem::take(&mut self.backlog) {
+            n += 1;
+            if cqe.user_data == WAKE_TOKEN {
+                self.wake_poll.on_cqe(cqe.res, cqe.more);
+            } else if cqe.user_data != CANCEL_TOKEN {
+                f(cqe);
+            }
+        }
+        loop {
+            let mut batch = 0;
+            {
+                let cq = self.uring.completion();
+                for entry in cq {
+                    batch += 1;
+                    let cqe = Cqe {
+                        user_data: entry.user_data(),
+                        res: entry.result(),
+                        more: cqueue::more(entry.flags()),
+                    };
+                    if cqe.user_data == WAKE_TOKEN {
+                        self.wake_poll.on_cqe(cqe.res, cqe.more);
+                    } else if cqe.user_data != CANCEL_TOKEN {
+                        f(cqe);
+                    }
+                }
+            }
+            n += batch;
+            // Completions the kernel kept back while the CQ was full.
+            if self.uring.submission().cq_overflow() {
+                if let Err(e) = self.submit(metrics) {
+                    if e.raw_os_error() != Some(libc::EBUSY) {
+                        panic!("tokiwa: io_uring overflow flush failed: {e}");
+                    }
+                }
+                continue;
+            }
+            if batch == 0 {
+                break;
+            }
+        }
+        UringMetrics::add(&metrics.cqes, n as u64);
+        self.arm_wake_poll(metrics);
+        n
+    }
+
+    /// Empties the CQ into the backlog without dispatching (for a push or
+    /// an attach that cannot reach the registry).
+    fn drain_to_backlog(&mut self) {
+        let cq = self.uring.completion();
+        for entry in cq {
+            self.backlog.push(Cqe {
+                user_data: entry.user_data(),
+                res: entry.result(),
+                more: cqueue::more(entry.flags()),
+            });
+        }
+    }
+
+    /// Pushes the wake poll if it is not armed (first use, or its
+    /// multishot ended). It is submitted by the next enter, which is at
+    /// the latest the next wait: the worker never sleeps deaf.
+    pub(crate) fn arm_wake_poll(&mut self, metrics: &UringMetrics) {
+        if !self.wake_poll.take_rearm() {
+            return;
+        }
+        self.arms += 1;
+        if self.arms > 1 {
+            UringMetrics::add(&metrics.wake_rearms, 1);
+        }
+        let poll = opcode::PollAdd::new(types::Fd(self.eventfd), libc::POLLIN as u32)
+            .multi(true)
+            .build()
+            .user_data(WAKE_TOKEN);
+        self.push(&poll, metrics);
+    }
+
+    /// Test hook: cancels the wake poll, as the kernel's termination of a
+    /// multishot would end it (its final CQE comes without `F_MORE`).
+    pub(crate) fn cancel_wake_poll(&mut self, metrics: &UringMetrics) {
+        let cancel = opcode::AsyncCancel::new(WAKE_TOKEN)
+            .build()
+            .user_data(CANCEL_TOKEN);
+        self.push(&cancel, metrics);
+        let _ = self.submit(metrics);
+    }
+
+    pub(crate) fn is_cq_empty(&mut self) -> bool {
+        self.backlog.is_empty() && self.uring.completion().is_empty()
+    }
+}
+
+/// The blocking step, for the wake protocol.
+pub(crate) struct Wait<'a> {
+    pub(crate) ring: &'a mut Ring,
+    pub(crate) metrics: &'a UringMetrics,
+}
+
+impl WakeRing for Wait<'_> {
+    fn wait(&mut self, timeout: Option<Duration>) {
+        let ring = &mut *self.ring;
+        ring.arm_wake_poll(self.metrics);
+        if !ring.backlog.is_empty() {
+            // Completions are waiting already: just submit.
+            let _ = ring.submit(self.metrics);
+            return;
+        }
+        UringMetrics::add(&self.metrics.enters, 1);
+        let result = match timeout {
+            None => ring.uring.submitter().submit_and_wait(1),
+            Some(timeout) => {
+                let ts = types::Timespec::from(timeout);
+                let args = types::SubmitArgs::new().timespec(&ts);
+                ring.uring.submitter().submit_with_args(1, &args)
+            }
+        };
+        match result {
+            Ok(_) => {}
+            // Timed out, interrupted by a signal, or the kernel wants the
+            // CQ emptied first: all end the wait like a wakeup; the caller
+            // drains and re-checks its queues.
+            Err(e)
+                if matches!(
+                    e.raw_os_error(),
+                    Some(libc::ETIME | libc::EINTR | libc::EBUSY)
+                ) => {}
+            Err(e) => panic!("tokiwa: io_uring wait failed: {e}"),
+        }
+    }
+}
+
+impl std::fmt::Debug for Ring {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ring")
+            .field("owner", &self.owner)
+            .finish_non_exhaustive()
+    }
+}
