@@ -61,7 +61,7 @@ pub(crate) struct Handle {
     /// io_uring mode: worker `i`'s ring (the parker and, with I/O enabled,
     /// the I/O driver).
     #[cfg(feature = "uring")]
-    rings: Box<[std::sync::Arc<uring::Worker>]>,
+    rings: uring::Rings,
     #[cfg(tokiwa_io_driver)]
     io: Option<IoHandle>,
     #[cfg(feature = "time")]
@@ -75,7 +75,7 @@ pub(crate) struct Handle {
 pub(crate) struct IoHandle {
     reactors: Box<[std::sync::Arc<Reactor>]>,
     #[cfg(feature = "uring")]
-    rings: Box<[std::sync::Arc<uring::Worker>]>,
+    rings: uring::Rings,
     /// Round-robin choice for registrations made off the workers. `Relaxed`:
     /// only spreads load.
     next: std::sync::atomic::AtomicUsize,
@@ -87,7 +87,7 @@ pub(crate) struct IoHandle {
 pub(crate) enum Backend {
     Epoll(std::sync::Arc<Reactor>),
     #[cfg(feature = "uring")]
-    Uring(std::sync::Arc<uring::Worker>),
+    Uring(uring::Homed),
 }
 
 #[cfg(tokiwa_io_driver)]
@@ -103,9 +103,10 @@ impl IoHandle {
             .unwrap_or_else(|| self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
         #[cfg(feature = "uring")]
         if !self.rings.is_empty() {
-            let ring = &self.rings[index % self.rings.len()];
-            let (io, token) = ring.register(fd, interest)?;
-            return Ok((Backend::Uring(ring.clone()), io, token));
+            let worker = index % self.rings.len();
+            let (io, token) = self.rings[worker].register(fd, interest)?;
+            let homed = uring::Homed::new(self.rings.clone(), worker, token, fd, interest);
+            return Ok((Backend::Uring(homed), io, token));
         }
         let reactor = &self.reactors[index % self.reactors.len()];
         let (io, token) = reactor.register(fd, interest)?;
@@ -125,7 +126,7 @@ impl Handle {
         #[allow(unused_mut)] // assigned only with the `uring` feature
         let mut fallback_reason = choice.reason;
         #[cfg(feature = "uring")]
-        let rings: Box<[std::sync::Arc<uring::Worker>]> = if choice.driver == Driver::Uring {
+        let rings: uring::Rings = if choice.driver == Driver::Uring {
             let ring_config = uring::RingConfig {
                 defer_taskrun: !config.uring_plain,
                 ..uring::RingConfig::default()
@@ -139,12 +140,12 @@ impl Handle {
                 // (a seccomp filter, a memlock limit): `Auto` falls back.
                 Err(e) if choice.may_fall_back => {
                     fallback_reason = Some(e.to_string());
-                    Box::new([])
+                    std::sync::Arc::new([])
                 }
                 Err(e) => return Err(e),
             }
         } else {
-            Box::new([])
+            std::sync::Arc::new([])
         };
         #[cfg(feature = "uring")]
         let kind = if rings.is_empty() {
@@ -189,7 +190,7 @@ impl Handle {
                 Some(IoHandle {
                     reactors: reactors.into(),
                     #[cfg(feature = "uring")]
-                    rings: Box::new([]),
+                    rings: std::sync::Arc::new([]),
                     next: std::sync::atomic::AtomicUsize::new(0),
                 })
             } else {

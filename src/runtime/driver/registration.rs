@@ -11,6 +11,7 @@ use super::Backend;
 use crate::io::Interest;
 use crate::runtime::scheduler;
 use crate::task::coop;
+use std::future::Future;
 use std::io;
 use std::os::fd::RawFd;
 use std::sync::Arc;
@@ -56,9 +57,20 @@ impl Registration {
         match &self.backend {
             Backend::Epoll(reactor) => reactor.deregister(fd),
             #[cfg(feature = "uring")]
-            Backend::Uring(ring) => {
-                ring.deregister(self.token);
+            Backend::Uring(homed) => {
+                homed.deregister();
                 Ok(())
+            }
+        }
+    }
+
+    /// A task is about to wait on the resource: in io_uring mode its poll
+    /// may move to this worker's ring (see `uring/home.rs`).
+    fn on_wait(&self) {
+        #[cfg(feature = "uring")]
+        if let Backend::Uring(homed) = &self.backend {
+            if homed.may_move() {
+                homed.on_wait(&self.shared);
             }
         }
     }
@@ -92,7 +104,13 @@ impl Registration {
         direction: Direction,
     ) -> Poll<io::Result<ReadyEvent>> {
         let coop = ready!(coop::poll_proceed(cx));
-        let event = ready!(self.shared.poll_readiness(cx, direction));
+        let event = match self.shared.poll_readiness(cx, direction) {
+            Poll::Ready(event) => event,
+            Poll::Pending => {
+                self.on_wait();
+                return Poll::Pending;
+            }
+        };
         if event.is_shutdown {
             return Poll::Ready(Err(shutdown_error()));
         }
@@ -142,7 +160,15 @@ impl Registration {
 
     /// Waits until the resource is ready for `interest`.
     pub(crate) async fn readiness(&self, interest: Interest) -> io::Result<ReadyEvent> {
-        let event = self.shared.readiness(interest).await;
+        let mut readiness = std::pin::pin!(self.shared.readiness(interest));
+        let event = std::future::poll_fn(|cx| {
+            let poll = readiness.as_mut().poll(cx);
+            if poll.is_pending() {
+                self.on_wait();
+            }
+            poll
+        })
+        .await;
         if event.is_shutdown {
             return Err(shutdown_error());
         }
@@ -181,7 +207,7 @@ impl Drop for Registration {
             Backend::Epoll(reactor) => reactor.release(self.token),
             // Idempotent: a no-op after `deregister`.
             #[cfg(feature = "uring")]
-            Backend::Uring(ring) => ring.deregister(self.token),
+            Backend::Uring(homed) => homed.deregister(),
         }
     }
 }

@@ -26,17 +26,22 @@
 //! current-thread runtime driven from another thread): `attach` runs
 //! whenever a thread takes a core and makes it the ring's owner (see
 //! `ring.rs`).
+mod home;
 mod io;
 pub(crate) mod probe;
 mod ring;
 mod wake;
 
+pub(crate) use home::Homed;
 pub(crate) use probe::RingConfig;
+
+/// The rings of a runtime, worker `i`'s at index `i`.
+pub(crate) type Rings = Arc<[Arc<Worker>]>;
 pub(crate) use wake::UringMetrics;
 
 use crate::io::Interest;
 use crate::runtime::driver::scheduled_io::ScheduledIo;
-use ring::{Attach, Cqe, Ring, Wait};
+use ring::{Attach, Ring, Wait};
 use std::os::fd::RawFd;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -140,13 +145,15 @@ impl Worker {
         if ring.is_cq_empty() {
             return 0;
         }
-        let mut cqes: Vec<Cqe> = Vec::new();
-        let n = ring.drain(metrics, |cqe| cqes.push(cqe));
-        let mut rearm = Vec::new();
-        self.io.complete(&cqes, wakers, &mut rearm);
-        if !rearm.is_empty() {
-            self.io.rearm(ring, metrics, Some(&rearm));
+        let mut scratch = std::mem::take(&mut ring.scratch);
+        let n = ring.drain(metrics, |cqe| scratch.cqes.push(cqe));
+        self.io.complete(&scratch.cqes, wakers, &mut scratch.rearm);
+        if !scratch.rearm.is_empty() {
+            self.io.rearm(ring, metrics, Some(&scratch.rearm));
         }
+        scratch.cqes.clear();
+        scratch.rearm.clear();
+        ring.scratch = scratch;
         n
     }
 
@@ -190,6 +197,24 @@ impl Worker {
             self.send(request);
         }
         Ok((io, token))
+    }
+
+    /// Arms a poll for an already registered resource on this ring, from
+    /// the thread that owns it (see `home.rs`). `None` when the calling
+    /// thread does not own the ring or the runtime is shut down.
+    pub(crate) fn register_here(
+        &self,
+        fd: RawFd,
+        interest: Interest,
+        io: Arc<ScheduledIo>,
+    ) -> Option<u64> {
+        let mut ring = self.ring.lock().unwrap();
+        if !ring.is_owned_by_current() {
+            return None;
+        }
+        self.io
+            .register_existing(fd, interest, io, &mut ring, &self.waker.metrics)
+            .ok()
     }
 
     /// The resource of `token` is being dropped; call before closing its

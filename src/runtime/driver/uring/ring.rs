@@ -68,6 +68,15 @@ pub(crate) struct Ring {
     /// How many times the wake poll was armed (the first is not a re-arm).
     arms: u64,
     index: usize,
+    /// Buffers of the owner's reaps, kept so that a reap allocates nothing.
+    pub(crate) scratch: Scratch,
+}
+
+/// See [`Ring::scratch`].
+#[derive(Debug, Default)]
+pub(crate) struct Scratch {
+    pub(crate) cqes: Vec<Cqe>,
+    pub(crate) rearm: Vec<u64>,
 }
 
 /// What attaching the calling thread did.
@@ -93,6 +102,7 @@ impl Ring {
             backlog: Vec::new(),
             arms: 0,
             index,
+            scratch: Scratch::default(),
         })
     }
 
@@ -299,6 +309,9 @@ impl WakeRing for Wait<'_> {
         let result = match timeout {
             None => ring.uring.submitter().submit_and_wait(1),
             Some(timeout) => {
+                // The wait's deadline is the worker's next timer: end it on
+                // time, not up to the default 50 us of timer slack later.
+                let _slack = crate::runtime::park::condvar::PreciseTimerSlack::new();
                 let ts = types::Timespec::from(timeout);
                 let args = types::SubmitArgs::new().timespec(&ts);
                 ring.uring.submitter().submit_with_args(1, &args)

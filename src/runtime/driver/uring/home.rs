@@ -1,0 +1,133 @@
+//! Where a resource's poll lives, and moving it to the worker whose tasks
+//! wait on it.
+//!
+//! A resource's multishot poll sits on the ring of the worker that
+//! registered it, and its completions wake the waiting task into *that*
+//! worker's queue. Work stealing moves tasks between workers, though: a
+//! connection accepted on worker A and stolen by worker B would keep being
+//! woken on A and stolen back, and every readiness of it would cost a
+//! thread hop. (With a loopback echo on 2 workers, every server socket
+//! sat on the accepting worker's ring and that worker did three quarters
+//! of the work.) So a resource follows its waiter: when a task waits on it
+//! from another worker [`REHOME_AFTER`] times in a row, the poll is armed
+//! on that worker's ring (directly: the waiter runs there) and cancelled on
+//! the old one (through a request). Both polls share the readiness word;
+//! while both are armed, either may set it, which is harmless, and the new
+//! poll reports readiness that exists when it is armed, so no edge is
+//! lost in the move.
+use super::{Rings, Worker};
+use crate::runtime::driver::scheduled_io::ScheduledIo;
+use std::os::fd::RawFd;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+
+/// Consecutive waits from one other worker that move a resource's poll.
+const REHOME_AFTER: u32 = 2;
+
+/// A resource registered in io_uring mode.
+#[derive(Debug)]
+pub(crate) struct Homed {
+    rings: Rings,
+    fd: RawFd,
+    interest: crate::io::Interest,
+    /// The worker whose ring holds the poll, for the fast check (`Relaxed`:
+    /// a hint; `home` under its lock is the truth).
+    home_index: AtomicUsize,
+    home: Mutex<Home>,
+}
+
+#[derive(Debug)]
+struct Home {
+    worker: usize,
+    token: u64,
+    /// The other worker that waited last, and how many times in a row.
+    foreign: Option<(usize, u32)>,
+    /// Deregistered: never moves again.
+    gone: bool,
+}
+
+impl Homed {
+    pub(crate) fn new(
+        rings: Rings,
+        worker: usize,
+        token: u64,
+        fd: RawFd,
+        interest: crate::io::Interest,
+    ) -> Homed {
+        Homed {
+            rings,
+            fd,
+            interest,
+            home_index: AtomicUsize::new(worker),
+            home: Mutex::new(Home {
+                worker,
+                token,
+                foreign: None,
+                gone: false,
+            }),
+        }
+    }
+
+    fn ring(&self, worker: usize) -> &Arc<Worker> {
+        &self.rings[worker]
+    }
+
+    /// A task is about to wait on the resource (its readiness was not
+    /// there): moves the poll to this worker's ring when the waits keep
+    /// coming from here.
+    pub(crate) fn on_wait(&self, io: &Arc<ScheduledIo>) {
+        let Some(me) = crate::runtime::worker_index() else {
+            return;
+        };
+        if me >= self.rings.len() {
+            return;
+        }
+        let mut home = self.home.lock().unwrap();
+        if home.gone {
+            return;
+        }
+        if me == home.worker {
+            home.foreign = None;
+            return;
+        }
+        let count = match home.foreign {
+            Some((worker, n)) if worker == me => n + 1,
+            _ => 1,
+        };
+        home.foreign = Some((me, count));
+        if count < REHOME_AFTER {
+            return;
+        }
+        let Some(token) = self
+            .ring(me)
+            .register_here(self.fd, self.interest, io.clone())
+        else {
+            return;
+        };
+        let old = std::mem::replace(&mut home.token, token);
+        let old_worker = std::mem::replace(&mut home.worker, me);
+        home.foreign = None;
+        self.home_index.store(me, Relaxed);
+        drop(home);
+        self.ring(old_worker).deregister(old);
+    }
+
+    /// Whether a wait from this thread might move the poll (cheap check
+    /// for the hot path).
+    pub(crate) fn may_move(&self) -> bool {
+        crate::runtime::worker_index().is_some_and(|me| me != self.home_index.load(Relaxed))
+    }
+
+    /// The resource is being dropped (before its descriptor closes):
+    /// cancels its poll wherever it lives. Idempotent.
+    pub(crate) fn deregister(&self) {
+        let mut home = self.home.lock().unwrap();
+        if home.gone {
+            return;
+        }
+        home.gone = true;
+        let (worker, token) = (home.worker, home.token);
+        drop(home);
+        self.ring(worker).deregister(token);
+    }
+}
