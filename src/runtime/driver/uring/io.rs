@@ -14,9 +14,13 @@
 //! or dropped on another thread sends a [`Request`] to the owner (a queue
 //! plus the owner's eventfd) instead:
 //!
-//! * *registered elsewhere*: the descriptor is `dup`ed into the request, so
-//!   the kernel resolves an open descriptor whenever the owner submits,
-//!   even if the resource was dropped meanwhile;
+//! * *registered elsewhere*: the request carries the descriptor number; the
+//!   owner checks under the registry lock that the resource still lives
+//!   and submits before it lets go of the lock (see re-arming below), so
+//!   the kernel only ever resolves an open descriptor. (An earlier version
+//!   sent a `dup` instead, closed by the owner after the submit: the extra
+//!   descriptor outlived the call by an unbounded delay, and a program that
+//!   counts its descriptors, such as the `EMFILE` test, saw it.)
 //! * *dropped elsewhere*: the slot is marked cancelling (under the registry
 //!   lock, before the caller closes the descriptor) and the owner submits
 //!   an `AsyncCancel` for the token. The poll holds its own reference to
@@ -37,7 +41,7 @@ use crate::io::{Interest, Ready};
 use crate::runtime::driver::scheduled_io::{shutdown_error, ScheduledIo};
 use io_uring::{opcode, types};
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 // The driver is not loom-modelled (there is no io_uring under loom): its
 // locks and flags are std's.
@@ -47,8 +51,9 @@ use std::task::Waker;
 /// A request for the ring's owner from another thread.
 #[derive(Debug)]
 pub(crate) enum Request {
-    /// Arm the poll of `token` on `fd` (a `dup` owned by the request).
-    Arm { token: u64, fd: OwnedFd, mask: u32 },
+    /// Arm the poll of `token` on `fd` (open until the slot is marked
+    /// cancelling).
+    Arm { token: u64, fd: RawFd, mask: u32 },
     /// Cancel the poll of `token`.
     Cancel { token: u64 },
 }
@@ -137,19 +142,6 @@ impl IoState {
         if registry.is_shutdown {
             return Err(shutdown_error());
         }
-        // Off the owner, the kernel sees a duplicate that the request owns.
-        let dup = match owner {
-            Some(_) => None,
-            // SAFETY: `fd` is open (the caller owns it); the duplicate is
-            // checked and then owned by exactly one `OwnedFd`.
-            None => Some(unsafe {
-                let dup = libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 0);
-                if dup < 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                OwnedFd::from_raw_fd(dup)
-            }),
-        };
         let generation = registry.next_generation;
         // Generations stay below 2^31 so no token collides with the
         // driver's reserved ones at the top of the range.
@@ -174,11 +166,7 @@ impl IoState {
                 ring.submit(metrics)?;
                 None
             }
-            None => Some(Request::Arm {
-                token,
-                fd: dup.expect("duplicated off the owner"),
-                mask,
-            }),
+            None => Some(Request::Arm { token, fd, mask }),
         };
         Ok((io, token, request))
     }
@@ -275,7 +263,7 @@ impl IoState {
             return;
         }
         let mut registry = self.registry.lock().unwrap();
-        let mut dups = Vec::new();
+        let mut armed = false;
         for request in requests {
             match request {
                 Request::Arm { token, fd, mask } => {
@@ -287,20 +275,23 @@ impl IoState {
                     match live {
                         Some(slot) if !slot.cancelling => {
                             slot.armed = true;
-                            ring.push(&poll_entry(fd.as_raw_fd(), mask, token), metrics);
-                            dups.push(fd);
+                            ring.push(&poll_entry(fd, mask, token), metrics);
+                            armed = true;
                         }
-                        _ => drop(fd),
+                        // Dropped before we got here: its descriptor may be
+                        // closed already, and nothing is in the kernel.
+                        _ => {}
                     }
                 }
                 Request::Cancel { token } => ring.push(&cancel_entry(token), metrics),
             }
         }
-        if !dups.is_empty() {
-            // The duplicates may close once the kernel has resolved them.
+        if armed {
+            // Under the registry lock: no dropper can close a descriptor
+            // between the liveness check and the kernel resolving it.
             let _ = ring.submit(metrics);
         }
-        drop(dups);
+        drop(registry);
     }
 
     /// Applies a batch of completions; collects the wakers to call and the
