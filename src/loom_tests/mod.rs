@@ -16,9 +16,15 @@
 //! * `driver.rs`: the legacy driver's handshake: an event that arrives
 //!   while a worker goes to sleep is reaped by the worker or by its poll
 //!   thread, never left by both.
+//! * `ring_wake.rs`: the io_uring driver's eventfd handshake against a
+//!   condvar fake of the ring: a task pushed while the only worker sleeps
+//!   in its ring always runs, also when the kernel ends the multishot wake
+//!   poll meanwhile; a stop wakes every worker; concurrent notifications
+//!   of a sleeping worker write the eventfd at most once per sleep.
 mod driver;
 mod park;
 mod queue;
+mod ring_wake;
 mod task;
 
 use crate::loom::sync::Mutex;

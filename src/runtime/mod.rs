@@ -69,10 +69,7 @@ pub fn worker_index() -> Option<usize> {
 #[doc(hidden)]
 pub fn __end_wake_poll_of_current_worker() -> bool {
     #[cfg(feature = "uring")]
-    {
-        let Some(index) = worker_index() else {
-            return false;
-        };
+    if let Some(index) = worker_index() {
         let ended = context::with_current(|handle| match handle.driver().ring(index) {
             Some(ring) => {
                 ring.cancel_wake_poll();
@@ -82,6 +79,5 @@ pub fn __end_wake_poll_of_current_worker() -> bool {
         });
         return ended.unwrap_or(false);
     }
-    #[cfg(not(feature = "uring"))]
     false
 }

@@ -25,7 +25,7 @@
 //! future outside any worker (`Runtime::block_on` on a multi-thread runtime,
 //! `Handle::block_on`).
 pub(crate) mod condvar;
-#[cfg(any(feature = "uring", tokiwa_loom))]
+#[cfg(any(feature = "uring", all(test, tokiwa_loom)))]
 pub(crate) mod ring_wake;
 pub(crate) mod thread;
 
