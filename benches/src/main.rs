@@ -1,18 +1,16 @@
-//! tokio vs tokiwa on the workloads of tokio's own runtime benchmarks, plus
-//! network and timer rows.
+//! tokio vs tokiwa's two drivers (legacy: epoll + poll thread; uring: a
+//! ring per worker) on the workloads of tokio's own runtime benchmarks,
+//! plus network and timer rows, all in one run.
 //!
 //! `cargo run -p tokiwa-benches --release -- [--quick] [FILTER...]`
 //!
 //! Every workload lives once, written against the tokio API, in
 //! `workloads.rs` (runtime), `workloads_net.rs` (`tcp_echo`) and
 //! `workloads_time.rs` (`timers`); each file is compiled twice below, with
-//! `rt` bound to each runtime. The net and timer rows are driven and printed
-//! by `net_time.rs`.
-//!
-//! Runtime rows: for every (workload, flavour) row, a few rounds each build a
-//! fresh tokio and a fresh tokiwa runtime outside the timed region, warm both
-//! up, then time alternating iterations (the order flips each time) so that
-//! drift and background load hit both alike. Medians and p90s are reported.
+//! `rt` bound to each runtime. A `Column` (`columns.rs`) picks the copy and
+//! tokiwa's driver. The rows are driven and printed by `rt_rows.rs`,
+//! `echo.rs` and `timers.rs`; each rotates which column runs first, so that
+//! drift and background load hit every column alike.
 
 // The same workload file is deliberately loaded once per runtime.
 #![allow(clippy::duplicate_mod)]
@@ -23,8 +21,24 @@ use std::time::{Duration, Instant};
 
 #[path = "."]
 mod on_tokio {
+    use crate::columns::Column;
+    use crate::echo::Counters;
     use ::tokio as rt;
-    const NAME: &str = "tokio";
+
+    /// tokio has one configuration.
+    fn configure(_: &mut rt::runtime::Builder, column: Column) {
+        assert_eq!(column, Column::Tokio);
+    }
+
+    fn check(_: &rt::runtime::Runtime, _: Column) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// tokio's per-worker counts (parks, polls) are `tokio_unstable` API.
+    fn counters(_: &rt::runtime::Handle) -> Option<Counters> {
+        None
+    }
+
     #[path = "workloads_net.rs"]
     pub mod net;
     #[path = "workloads_time.rs"]
@@ -35,8 +49,53 @@ mod on_tokio {
 
 #[path = "."]
 mod on_tokiwa {
+    use crate::columns::Column;
+    use crate::echo::Counters;
     use ::tokiwa as rt;
-    const NAME: &str = "tokiwa";
+    use rt::runtime::Driver;
+
+    fn driver(column: Column) -> Driver {
+        match column {
+            Column::Tokio => panic!("tokio is not a tokiwa driver"),
+            Column::Legacy => Driver::Legacy,
+            Column::Uring | Column::UringNoDefer => Driver::Uring,
+        }
+    }
+
+    fn configure(builder: &mut rt::runtime::Builder, column: Column) {
+        builder
+            .driver(driver(column))
+            .uring_defer_taskrun(column != Column::UringNoDefer);
+    }
+
+    /// An explicit driver never falls back, but a bench that silently
+    /// measured the wrong one would be worse than none.
+    fn check(runtime: &rt::runtime::Runtime, column: Column) -> Result<(), String> {
+        let runs = runtime.handle().driver();
+        if runs == driver(column) {
+            Ok(())
+        } else {
+            Err(format!("asked for {}, runs {runs}", driver(column)))
+        }
+    }
+
+    fn counters(handle: &rt::runtime::Handle) -> Option<Counters> {
+        let m = handle.metrics();
+        let mut c = Counters::default();
+        for w in 0..m.num_workers() {
+            c.ring_enters += m.worker_ring_enter_count(w);
+            c.cqes += m.worker_cqe_count(w);
+            c.eventfd_writes += m.worker_eventfd_write_count(w);
+            c.coalesced_notifies += m.worker_coalesced_notify_count(w);
+            c.taskrun_enters += m.worker_taskrun_enter_count(w);
+            c.wake_rearms += m.worker_wake_poll_rearm_count(w);
+            c.parks += m.worker_park_count(w);
+            c.polls += m.worker_poll_count(w);
+            c.steals += m.worker_steal_count(w);
+        }
+        Some(c)
+    }
+
     #[path = "workloads_net.rs"]
     pub mod net;
     #[path = "workloads_time.rs"]
@@ -45,10 +104,12 @@ mod on_tokiwa {
     pub mod w;
 }
 
-mod net_time;
+mod columns;
+mod echo;
+mod rt_rows;
+mod timers;
 
-use on_tokio::w as tokio_w;
-use on_tokiwa::w as tokiwa_w;
+use columns::columns;
 
 pub const MULTI_THREAD_WORKERS: usize = 2;
 
@@ -121,70 +182,31 @@ impl Workload {
     }
 }
 
-/// The sizes of tokio's benches (NUM_SPAWN, NUM_YIELD x TASKS, NUM_PINGS, ITER).
-const WORKLOADS: [Workload; 6] = [
-    Workload::SpawnManyLocal { tasks: 10_000 },
-    Workload::SpawnManyRemoteIdle { tasks: 10_000 },
-    Workload::SpawnManyRemoteBusy { tasks: 10_000 },
-    Workload::YieldMany {
-        tasks: 200,
-        yields: 1_000,
-    },
-    Workload::PingPong { pings: 1_000 },
-    Workload::ChainedSpawn { depth: 1_000 },
-];
-
 struct Mode {
     name: &'static str,
-    /// Fresh pairs of runtimes per row; the budgets below are split among them.
-    rounds: usize,
-    /// Untimed iterations per runtime at the start of each round.
-    warmup: usize,
-    /// At most this many measured iteration pairs per row; stops earlier once the row's
-    /// time budget is spent...
-    iters: usize,
-    /// ...but never fewer than this many.
-    min_iters: usize,
-    /// Wall-clock budget for one row's measured iterations (both runtimes).
-    row_budget: Duration,
     /// A single iteration (or build/drop) taking longer than this is a hang.
     hang_after: Duration,
-    /// The sizes of the net and timer rows.
-    net_time: &'static net_time::Plan,
+    rt: &'static rt_rows::Plan,
+    echo: &'static echo::Plan,
+    timers: &'static timers::Plan,
 }
 
 const QUICK: Mode = Mode {
     name: "quick",
-    rounds: 4,
-    warmup: 2,
-    iters: 300,
-    min_iters: 8,
-    row_budget: Duration::from_millis(1000),
     hang_after: Duration::from_secs(20),
-    net_time: &net_time::QUICK,
+    rt: &rt_rows::QUICK,
+    echo: &echo::QUICK,
+    timers: &timers::QUICK,
 };
 
 const FULL: Mode = Mode {
     name: "full",
-    rounds: 10,
-    warmup: 5,
-    iters: 3000,
-    min_iters: 20,
-    row_budget: Duration::from_secs(10),
     hang_after: Duration::from_secs(60),
-    net_time: &net_time::FULL,
+    rt: &rt_rows::FULL,
+    echo: &echo::FULL,
+    timers: &timers::FULL,
 };
 
-struct Row {
-    workload: Workload,
-    flavour: Flavour,
-    tokio: Vec<Duration>,
-    tokiwa: Vec<Duration>,
-    /// Set when the row panicked (the panic message went to stderr).
-    failed: bool,
-}
-
-static ROWS: Mutex<Vec<Row>> = Mutex::new(Vec::new());
 static PHASE: Mutex<Option<(String, Instant)>> = Mutex::new(None);
 static PRINTED: AtomicBool = AtomicBool::new(false);
 
@@ -228,103 +250,6 @@ fn start_watchdog(mode: &'static Mode, header: String) {
         .expect("spawn watchdog");
 }
 
-fn run_row(mode: &Mode, workload: Workload, flavour: Flavour) {
-    let what =
-        |rt: &str, step: &str| format!("{} / {} / {rt}: {step}", workload.name(), flavour.label());
-    let mut tokio_samples = Vec::new();
-    let mut tokiwa_samples = Vec::new();
-    let round_budget = mode.row_budget / mode.rounds as u32;
-    let round_min = mode.min_iters.div_ceil(mode.rounds);
-    let round_max = mode.iters.div_ceil(mode.rounds);
-    let build_tokio =
-        || timed_by_watchdog(|| what(tokio_w::NAME, "build"), || tokio_w::build(flavour));
-    let build_tokiwa = || {
-        timed_by_watchdog(
-            || what(tokiwa_w::NAME, "build"),
-            || tokiwa_w::build(flavour),
-        )
-    };
-
-    // Some results depend on the runtime instance (where its threads landed,
-    // which worker picked up what first), so each row is measured on a few
-    // fresh pairs of runtimes rather than on one.
-    for round in 0..mode.rounds {
-        // Runtimes are built (and dropped) outside the timed region; the
-        // build order alternates too.
-        let (tokio_rt, tokiwa_rt) = if round % 2 == 0 {
-            let a = build_tokio();
-            (a, build_tokiwa())
-        } else {
-            let b = build_tokiwa();
-            (build_tokio(), b)
-        };
-
-        let run_tokio = |i: usize| {
-            timed_by_watchdog(
-                || what(tokio_w::NAME, &format!("round {round} iteration {i}")),
-                || tokio_w::run(workload, &tokio_rt, flavour),
-            )
-        };
-        let run_tokiwa = |i: usize| {
-            timed_by_watchdog(
-                || what(tokiwa_w::NAME, &format!("round {round} iteration {i}")),
-                || tokiwa_w::run(workload, &tokiwa_rt, flavour),
-            )
-        };
-
-        for i in 0..mode.warmup {
-            run_tokio(i);
-            run_tokiwa(i);
-        }
-
-        let started = Instant::now();
-        for i in 0..round_max {
-            if i >= round_min && started.elapsed() > round_budget {
-                break;
-            }
-            // Alternate runtimes, flipping the order every iteration so that
-            // neither always runs first.
-            if (round + i) % 2 == 0 {
-                tokio_samples.push(run_tokio(i));
-                tokiwa_samples.push(run_tokiwa(i));
-            } else {
-                tokiwa_samples.push(run_tokiwa(i));
-                tokio_samples.push(run_tokio(i));
-            }
-        }
-
-        timed_by_watchdog(|| what(tokio_w::NAME, "drop"), || drop(tokio_rt));
-        timed_by_watchdog(|| what(tokiwa_w::NAME, "drop"), || drop(tokiwa_rt));
-    }
-
-    ROWS.lock().unwrap().push(Row {
-        workload,
-        flavour,
-        tokio: tokio_samples,
-        tokiwa: tokiwa_samples,
-        failed: false,
-    });
-}
-
-/// Nearest-rank percentile of `samples` (0 < p <= 100).
-fn percentile(samples: &[Duration], p: usize) -> Duration {
-    let mut s = samples.to_vec();
-    s.sort_unstable();
-    let rank = (p * s.len()).div_ceil(100).max(1);
-    s[rank - 1]
-}
-
-fn fmt_dur(d: Duration) -> String {
-    let ns = d.as_nanos() as f64;
-    if ns >= 1e9 {
-        format!("{:.2} s", ns / 1e9)
-    } else if ns >= 1e6 {
-        format!("{:.2} ms", ns / 1e6)
-    } else {
-        format!("{:.1} us", ns / 1e3)
-    }
-}
-
 /// Prints the header and every table with rows so far, once (the watchdog
 /// may call this while the main thread is stuck).
 fn print_tables(mode: &Mode, header: &str) {
@@ -332,55 +257,9 @@ fn print_tables(mode: &Mode, header: &str) {
         return;
     }
     println!("{header}");
-    if let Ok(rows) = ROWS.try_lock() {
-        if !rows.is_empty() {
-            print_runtime_table(&rows);
-        }
-    }
-    net_time::print_tables(mode.net_time);
-}
-
-fn print_runtime_table(rows: &[Row]) {
-    println!(
-        "{:<23} {:<9} {:>5} {:>10} {:>10} {:>10} {:>10} {:>7}   per-op median: tokio / tokiwa",
-        "workload",
-        "flavour",
-        "iters",
-        "tokio med",
-        "tokio p90",
-        "tokiwa med",
-        "tokiwa p90",
-        "ratio"
-    );
-    println!("{}", "-".repeat(124));
-    for row in rows {
-        if row.failed || row.tokio.is_empty() || row.tokiwa.is_empty() {
-            println!(
-                "{:<23} {:<9} FAILED (panicked; see stderr)",
-                row.workload.name(),
-                row.flavour.label()
-            );
-            continue;
-        }
-        let (tm, tp) = (percentile(&row.tokio, 50), percentile(&row.tokio, 90));
-        let (wm, wp) = (percentile(&row.tokiwa, 50), percentile(&row.tokiwa, 90));
-        let ratio = tm.as_secs_f64() / wm.as_secs_f64();
-        let (ops, op) = row.workload.ops();
-        let per = |d: Duration| d.as_nanos() as f64 / ops as f64;
-        println!(
-            "{:<23} {:<9} {:>5} {:>10} {:>10} {:>10} {:>10} {:>7.2}   {:>7.1} / {:>7.1} ns per {op}",
-            row.workload.name(),
-            row.flavour.label(),
-            row.tokio.len(),
-            fmt_dur(tm),
-            fmt_dur(tp),
-            fmt_dur(wm),
-            fmt_dur(wp),
-            ratio,
-            per(tm),
-            per(wm),
-        );
-    }
+    rt_rows::print(mode.rt);
+    echo::print(mode.echo);
+    timers::print(mode.timers);
 }
 
 /// The 1-minute load average (Linux), to tell a reader when other processes
@@ -392,6 +271,30 @@ fn load_average() -> Option<f64> {
         .next()?
         .parse()
         .ok()
+}
+
+fn header(mode: &Mode) -> String {
+    let cols = columns();
+    let mut header = format!(
+        "tokio vs tokiwa ({}) | mode: {} | CPUs: {} | multi(2) = multi-thread, {MULTI_THREAD_WORKERS} workers | \
+         remote_busy spinners: {} on multi, {} on current\n\
+         columns: tokio = tokio multi-thread/current-thread; legacy = tokiwa, epoll + poll thread + condvar; \
+         uring = tokiwa, a ring per worker (SINGLE_ISSUER | DEFER_TASKRUN | TASKRUN_FLAG) woken through an eventfd\n",
+        cols.main
+            .iter()
+            .skip(1)
+            .map(|c| c.label())
+            .collect::<Vec<_>>()
+            .join(" and "),
+        mode.name,
+        cpus(),
+        busy_spinners(Flavour::MultiThread),
+        busy_spinners(Flavour::CurrentThread),
+    );
+    for why in &cols.missing {
+        header += &format!("NOTE: {why}\n");
+    }
+    header
 }
 
 fn main() {
@@ -420,47 +323,25 @@ fn main() {
         }
     }
 
-    let header = format!(
-        "tokio vs tokiwa: tokio's runtime-benchmark workloads | mode: {} | CPUs: {} | multi(2) = multi-thread, {MULTI_THREAD_WORKERS} workers\n\
-         remote_busy spinners: {} on multi, {} on current | each row: {} fresh runtime pairs, alternating iterations\n\
-         runtime rows: ratio = tokio median / tokiwa median: > 1.00 means tokiwa is FASTER, < 1.00 means tokiwa is slower\n",
-        mode.name,
-        cpus(),
-        busy_spinners(Flavour::MultiThread),
-        busy_spinners(Flavour::CurrentThread),
-        mode.rounds,
-    );
+    columns::probe();
+    for why in &columns().missing {
+        eprintln!("NOTE: {why}");
+    }
+    let header = header(mode);
     start_watchdog(mode, header.clone());
     let selected =
         |key: &str| filters.is_empty() || filters.iter().any(|f| key.contains(f.as_str()));
 
     let load_before = load_average();
     let started = Instant::now();
-    for flavour in [Flavour::MultiThread, Flavour::CurrentThread] {
-        for workload in WORKLOADS {
-            let key = format!("{}/{}", workload.name(), flavour.label());
-            if !selected(&key) {
-                continue;
-            }
-            eprintln!("running {key} ...");
-            // A panicking workload (say, a runtime bug) fails its row, not the table.
-            let run = std::panic::catch_unwind(|| run_row(mode, workload, flavour));
-            clear_phase();
-            if run.is_err() {
-                ROWS.lock().unwrap().push(Row {
-                    workload,
-                    flavour,
-                    tokio: Vec::new(),
-                    tokiwa: Vec::new(),
-                    failed: true,
-                });
-            }
-        }
-    }
-    net_time::run(mode.net_time, selected);
+    rt_rows::run(mode.rt, &selected);
+    echo::run(mode.echo, &selected);
+    timers::run(mode.timers, &selected);
     eprintln!("done in {:.1} s\n", started.elapsed().as_secs_f64());
     print_tables(mode, &header);
     if let (Some(before), Some(after)) = (load_before, load_average()) {
+        // Only the load before counts: the bench's own threads raise the
+        // average while it runs.
         let busy = if before > 0.5 * cpus() as f64 {
             " -- the machine was busy; expect noisy ratios"
         } else {

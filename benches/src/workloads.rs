@@ -2,7 +2,10 @@
 //
 // This file is compiled twice by `main.rs`, once per runtime: the parent
 // module defines `rt` as either `::tokio` or `::tokiwa`, and everything here
-// names the runtime only through `rt::`. Sizes and shapes follow tokio's own
+// names the runtime only through `rt::`. The parent also provides
+// `configure` (a builder for a column: tokiwa's driver), `check` (the
+// runtime built is the one asked for) and `counters` (the metrics the
+// `tcp_echo` breakdown reads). Sizes and shapes follow tokio's own
 // `benches/rt_multi_threaded.rs` and `benches/rt_current_thread.rs`.
 //
 // Each workload does its own setup and teardown and returns only the duration
@@ -17,22 +20,29 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::columns::Column;
 use crate::{busy_spinners, Flavour, Workload, MULTI_THREAD_WORKERS};
 
-pub const NAME: &str = super::NAME;
+/// Builds the runtime `column` names (the parent module's `configure` sets
+/// the driver); panics if that is not what runs.
+pub fn build(flavour: Flavour, column: Column) -> Runtime {
+    try_build(flavour, column).unwrap_or_else(|e| panic!("{}: {e}", column.label()))
+}
 
-pub fn build(flavour: Flavour) -> Runtime {
-    match flavour {
-        Flavour::MultiThread => rt::runtime::Builder::new_multi_thread()
-            .worker_threads(MULTI_THREAD_WORKERS)
-            .enable_all()
-            .build()
-            .expect("build multi-thread runtime"),
-        Flavour::CurrentThread => rt::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("build current-thread runtime"),
-    }
+/// Builds the runtime `column` names; the error says why it cannot run.
+pub fn try_build(flavour: Flavour, column: Column) -> Result<Runtime, String> {
+    let mut builder = match flavour {
+        Flavour::MultiThread => {
+            let mut b = rt::runtime::Builder::new_multi_thread();
+            b.worker_threads(MULTI_THREAD_WORKERS);
+            b
+        }
+        Flavour::CurrentThread => rt::runtime::Builder::new_current_thread(),
+    };
+    super::configure(builder.enable_all(), column);
+    let runtime = builder.build().map_err(|e| e.to_string())?;
+    super::check(&runtime, column)?;
+    Ok(runtime)
 }
 
 /// Runs one iteration of `w` on `runtime`; returns the timed region's length.

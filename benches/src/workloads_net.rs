@@ -16,13 +16,14 @@ use rt::sync::watch;
 use std::time::Instant;
 
 use super::w::{build, in_task, Countdown};
-use crate::net_time::{EchoRound, EchoShape};
+use crate::columns::Column;
+use crate::echo::{EchoRound, EchoShape};
 use crate::Flavour;
 
 /// One measured window of `shape.conns` clients doing `shape.msg`-byte round
 /// trips against an echo server, all on one fresh multi-thread runtime.
-pub fn tcp_echo_round(shape: EchoShape) -> EchoRound {
-    let runtime = build(Flavour::MultiThread);
+pub fn tcp_echo_round(shape: EchoShape, column: Column) -> EchoRound {
+    let runtime = build(Flavour::MultiThread, column);
     let round = in_task(&runtime, move || async move { echo(shape).await });
     drop(runtime);
     round
@@ -104,6 +105,8 @@ async fn echo(shape: EchoShape) -> EchoRound {
         .collect();
 
     ready.wait().await;
+    let handle = rt::runtime::Handle::current();
+    let counters_before = super::counters(&handle);
     let start = Instant::now();
     deadline_tx.send_replace(Some(start + window));
     let mut rtts_ns = Vec::new();
@@ -114,9 +117,13 @@ async fn echo(shape: EchoShape) -> EchoRound {
         rtts_ns.extend_from_slice(&rtts);
         end = end.max(finished);
     }
+    let counters = super::counters(&handle)
+        .zip(counters_before)
+        .map(|(after, before)| after - before);
     server.await.expect("server");
     EchoRound {
         rtts_ns,
         elapsed: end - start,
+        counters,
     }
 }

@@ -15,12 +15,18 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::w::{build, in_task, Countdown};
+use crate::columns::Column;
 use crate::Flavour;
 
 /// `iters` times: spawn one task per entry of `delays`, each sleeping that
 /// long, and time until the last has woken. One untimed iteration first.
-pub fn sleep_many(flavour: Flavour, delays: Arc<[Duration]>, iters: usize) -> Vec<Duration> {
-    let runtime = build(flavour);
+pub fn sleep_many(
+    flavour: Flavour,
+    column: Column,
+    delays: Arc<[Duration]>,
+    iters: usize,
+) -> Vec<Duration> {
+    let runtime = build(flavour, column);
     let once = || {
         let delays = delays.clone();
         in_task(&runtime, move || async move {
@@ -45,8 +51,13 @@ pub fn sleep_many(flavour: Flavour, delays: Arc<[Duration]>, iters: usize) -> Ve
 
 /// `samples` times, on an otherwise idle runtime: how much later than asked a
 /// `sleep(period)` returns, in nanoseconds (negative would mean early).
-pub fn sleep_lateness(flavour: Flavour, period: Duration, samples: usize) -> Vec<i64> {
-    let runtime = build(flavour);
+pub fn sleep_lateness(
+    flavour: Flavour,
+    column: Column,
+    period: Duration,
+    samples: usize,
+) -> Vec<i64> {
+    let runtime = build(flavour, column);
     let lateness = in_task(&runtime, move || async move {
         for _ in 0..5 {
             rt::time::sleep(period).await;
