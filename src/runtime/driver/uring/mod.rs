@@ -49,10 +49,15 @@ use std::time::Duration;
 /// One worker's ring, eventfd and resources.
 pub(crate) struct Worker {
     index: usize,
-    /// Locked only by the thread holding the worker's core (never
-    /// contended): the mutex makes the ring `Sync`, ownership is checked by
+    /// Locked by the thread holding the worker's core, also while it
+    /// sleeps in the ring, so **no other thread may wait for this lock**
+    /// (except shutdown, when the workers are gone, which closes the ring:
+    /// `None`). The mutex makes the ring `Sync`; ownership is checked by
     /// the ring itself.
-    ring: Mutex<Ring>,
+    ring: Mutex<Option<Ring>>,
+    /// Set at shutdown, when the ring is closed.
+    closed: std::sync::atomic::AtomicBool,
+    setup_flags: u32,
     waker: wake::Waker,
     io: io::IoState,
 }
@@ -74,9 +79,12 @@ impl Worker {
     pub(crate) fn new(index: usize, config: RingConfig) -> std::io::Result<Arc<Worker>> {
         let waker = wake::Waker::new()?;
         let ring = Ring::new(index, waker.eventfd(), config)?;
+        let setup_flags = ring.setup_flags();
         Ok(Arc::new(Worker {
+            setup_flags,
             index,
-            ring: Mutex::new(ring),
+            ring: Mutex::new(Some(ring)),
+            closed: std::sync::atomic::AtomicBool::new(false),
             waker,
             io: io::IoState::new(),
         }))
@@ -98,30 +106,42 @@ impl Worker {
         &self.waker.metrics
     }
 
+    /// Runs `f` on the ring if the calling thread owns it; `None` when it
+    /// does not, or when the runtime shut down (the ring is closed then).
+    fn with_owned_ring<R>(&self, f: impl FnOnce(&mut Ring) -> R) -> Option<R> {
+        let mut slot = self.ring.lock().unwrap();
+        let ring = slot.as_mut()?;
+        if !ring.is_owned_by_current() {
+            return None;
+        }
+        Some(f(ring))
+    }
+
     /// The calling thread now drives this worker (see the module docs).
     pub(crate) fn attach(&self) {
-        let mut ring = self.ring.lock().unwrap();
-        if ring.attach() == Attach::Replaced {
-            self.io.rearm(&mut ring, &self.waker.metrics, None);
+        let mut slot = self.ring.lock().unwrap();
+        if let Some(ring) = slot.as_mut() {
+            if ring.attach() == Attach::Replaced {
+                self.io.rearm(ring, &self.waker.metrics, None);
+            }
         }
     }
 
-    /// The ring's setup flags as the kernel recorded them.
+    /// The ring's setup flags as the kernel recorded them when it was
+    /// created (read then: the ring's lock is not for other threads).
     pub(crate) fn setup_flags(&self) -> u32 {
-        self.ring.lock().unwrap().setup_flags()
+        self.setup_flags
     }
 
     /// A busy or about-to-park worker's non-blocking look at its ring.
     /// Returns how many completions were reaped.
     pub(crate) fn maintain(&self) -> usize {
         let mut wakers = Vec::new();
-        let n = {
-            let mut ring = self.ring.lock().unwrap();
-            if !ring.is_owned_by_current() {
-                return 0;
-            }
-            self.reap(&mut ring, &mut wakers)
-        };
+        let n = self
+            .with_owned_ring(|ring| self.reap(ring, &mut wakers))
+            .unwrap_or(0);
+        // Woken with the ring unlocked: a waker may drop a resource, which
+        // deregisters through this ring.
         for waker in wakers {
             waker.wake();
         }
@@ -158,15 +178,17 @@ impl Worker {
     }
 
     fn park(&self, timeout: Option<Duration>) -> bool {
-        let mut ring = self.ring.lock().unwrap();
-        if !ring.is_owned_by_current() {
-            drop(ring);
-            self.attach();
-            ring = self.ring.lock().unwrap();
+        let mut slot = self.ring.lock().unwrap();
+        let Some(ring) = slot.as_mut() else {
+            // Shut down: nothing to wait for.
+            return false;
+        };
+        if !ring.is_owned_by_current() && ring.attach() == Attach::Replaced {
+            self.io.rearm(ring, &self.waker.metrics, None);
         }
-        self.io.take_requests(&mut ring, &self.waker.metrics);
+        self.io.take_requests(ring, &self.waker.metrics);
         let mut wait = Wait {
-            ring: &mut ring,
+            ring,
             metrics: &self.waker.metrics,
         };
         self.waker.state.park(&mut wait, timeout)
@@ -180,18 +202,17 @@ impl Worker {
         interest: Interest,
     ) -> std::io::Result<(Arc<ScheduledIo>, u64)> {
         refuse_unpollable(fd)?;
-        let on_owner = crate::runtime::worker_index() == Some(self.index);
-        let (io, token, request) = if on_owner {
-            let mut ring = self.ring.lock().unwrap();
-            if ring.is_owned_by_current() {
+        let direct = if crate::runtime::worker_index() == Some(self.index) {
+            self.with_owned_ring(|ring| {
                 self.io
-                    .register(fd, interest, Some((&mut ring, &self.waker.metrics)))?
-            } else {
-                drop(ring);
-                self.io.register(fd, interest, None)?
-            }
+                    .register(fd, interest, Some((ring, &self.waker.metrics)))
+            })
         } else {
-            self.io.register(fd, interest, None)?
+            None
+        };
+        let (io, token, request) = match direct {
+            Some(result) => result?,
+            None => self.io.register(fd, interest, None)?,
         };
         if let Some(request) = request {
             self.send(request);
@@ -208,29 +229,26 @@ impl Worker {
         interest: Interest,
         io: Arc<ScheduledIo>,
     ) -> Option<u64> {
-        let mut ring = self.ring.lock().unwrap();
-        if !ring.is_owned_by_current() {
-            return None;
-        }
-        self.io
-            .register_existing(fd, interest, io, &mut ring, &self.waker.metrics)
-            .ok()
+        self.with_owned_ring(|ring| {
+            self.io
+                .register_existing(fd, interest, io, ring, &self.waker.metrics)
+                .ok()
+        })?
     }
 
     /// The resource of `token` is being dropped; call before closing its
     /// descriptor.
     pub(crate) fn deregister(&self, token: u64) {
-        let request = if crate::runtime::worker_index() == Some(self.index) {
-            let mut ring = self.ring.lock().unwrap();
-            if ring.is_owned_by_current() {
-                self.io
-                    .deregister(token, Some((&mut ring, &self.waker.metrics)))
-            } else {
-                drop(ring);
-                self.io.deregister(token, None)
-            }
+        let direct = if crate::runtime::worker_index() == Some(self.index) {
+            self.with_owned_ring(|ring| {
+                self.io.deregister(token, Some((ring, &self.waker.metrics)))
+            })
         } else {
-            self.io.deregister(token, None)
+            None
+        };
+        let request = match direct {
+            Some(request) => request,
+            None => self.io.deregister(token, None),
         };
         if let Some(request) = request {
             self.send(request);
@@ -238,6 +256,12 @@ impl Worker {
     }
 
     fn send(&self, request: io::Request) {
+        // Once the runtime shut down the ring is closed, and with it every
+        // poll: nothing is left to arm or cancel. (A flag, not the ring's
+        // lock: the owner holds that lock while it sleeps in the ring.)
+        if self.closed.load(std::sync::atomic::Ordering::Acquire) {
+            return;
+        }
         self.io.send(request);
         self.waker.unpark();
     }
@@ -248,14 +272,24 @@ impl Worker {
 
     /// Test hook: ends the wake poll as a kernel termination would.
     pub(crate) fn cancel_wake_poll(&self) {
-        let mut ring = self.ring.lock().unwrap();
-        if ring.is_owned_by_current() {
-            ring.cancel_wake_poll(&self.waker.metrics);
-        }
+        self.with_owned_ring(|ring| ring.cancel_wake_poll(&self.waker.metrics));
     }
 
+    /// Runtime shutdown, after the tasks are gone: fails the waiters of
+    /// the resources still registered and closes the ring. Closing it makes
+    /// the kernel cancel every poll and drop the file references they hold
+    /// (a socket the program keeps, then drops, closes at once; the ring's
+    /// owner thread may be gone, so no cancel could be submitted later).
+    /// Polls reference no user memory, so nothing else is waited for.
     pub(crate) fn shutdown(&self) {
         self.io.shutdown();
+        // `Release`: pairs with the `Acquire` in `send`; a request sent
+        // concurrently is either dropped here with the queue or never
+        // queued.
+        self.closed
+            .store(true, std::sync::atomic::Ordering::Release);
+        let ring = self.ring.lock().unwrap().take();
+        drop(ring);
     }
 }
 

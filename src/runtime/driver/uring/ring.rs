@@ -24,6 +24,9 @@ use std::os::fd::RawFd;
 use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
+/// `io_uring_enter`'s flag to run deferred work and reap (`<linux/io_uring.h>`).
+const IORING_ENTER_GETEVENTS: u32 = 1;
+
 /// `user_data` of the wake poll's completions.
 pub(crate) const WAKE_TOKEN: u64 = u64::MAX;
 /// `user_data` of cancel requests (their own completions are ignored: the
@@ -171,12 +174,32 @@ impl Ring {
         }
     }
 
-    /// Submits the queued entries (and, with `TASKRUN` or an overflow
-    /// pending, runs the kernel's deferred work). Retries `EINTR`.
+    /// Submits the queued entries and runs the kernel's deferred work
+    /// (`GETEVENTS` without waiting: completions queued by the submission
+    /// itself or pending from before, and an overflow to flush, land in the
+    /// CQ). Retries `EINTR`.
+    ///
+    /// Always with `GETEVENTS`: with `DEFER_TASKRUN` a cancelled poll keeps
+    /// its reference to the file until its completion has run as deferred
+    /// work, so a submit without it left a dropped socket open (its peer
+    /// waiting for EOF) until this worker next entered the kernel to wait,
+    /// which a thread blocked on that peer never did.
     pub(crate) fn submit(&mut self, metrics: &UringMetrics) -> io::Result<()> {
         loop {
             UringMetrics::add(&metrics.enters, 1);
-            match self.uring.submit() {
+            let pending = self.uring.submission().len() as u32;
+            // SAFETY: no argument pointer is passed (`None`); the flags are
+            // the plain `GETEVENTS`, and every queued entry is valid (see
+            // `push`).
+            let result = unsafe {
+                self.uring.submitter().enter::<libc::sigset_t>(
+                    pending,
+                    0,
+                    IORING_ENTER_GETEVENTS,
+                    None,
+                )
+            };
+            match result {
                 Ok(_) => return Ok(()),
                 Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
                 Err(e) => return Err(e),
