@@ -38,6 +38,7 @@ use crate::io::Interest;
 use crate::runtime::driver::scheduled_io::ScheduledIo;
 use ring::{Attach, Cqe, Ring, Wait};
 use std::os::fd::RawFd;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -46,8 +47,12 @@ pub(crate) struct Worker {
     index: usize,
     /// Locked only by the thread holding the worker's core (never
     /// contended): the mutex makes the ring `Sync`, ownership is checked by
-    /// the ring itself.
+    /// the ring itself. Held through the blocking wait, so no other thread
+    /// may take it.
     ring: Mutex<Ring>,
+    /// The ring's setup flags, copied out when it is created or replaced:
+    /// the ring's lock is held while the worker sleeps.
+    setup_flags: AtomicU32,
     waker: wake::Waker,
     io: io::IoState,
 }
@@ -71,6 +76,7 @@ impl Worker {
         let ring = Ring::new(index, waker.eventfd(), config)?;
         Ok(Arc::new(Worker {
             index,
+            setup_flags: AtomicU32::new(ring.setup_flags()),
             ring: Mutex::new(ring),
             waker,
             io: io::IoState::new(),
@@ -97,13 +103,17 @@ impl Worker {
     pub(crate) fn attach(&self) {
         let mut ring = self.ring.lock().unwrap();
         if ring.attach() == Attach::Replaced {
+            // `Relaxed`: a value for tests, read by no synchronisation.
+            self.setup_flags
+                .store(ring.setup_flags(), Ordering::Relaxed);
             self.io.rearm(&mut ring, &self.waker.metrics, None);
         }
     }
 
-    /// The ring's setup flags as the kernel recorded them.
+    /// The ring's setup flags as the kernel recorded them. Does not wait
+    /// for the ring's lock, which a parked worker holds.
     pub(crate) fn setup_flags(&self) -> u32 {
-        self.ring.lock().unwrap().setup_flags()
+        self.setup_flags.load(Ordering::Relaxed)
     }
 
     /// A busy or about-to-park worker's non-blocking look at its ring.
