@@ -471,7 +471,7 @@ fn terminated_wake_poll_is_rearmed() {
                 metrics.worker_wake_poll_rearm_count(0)
             );
         }
-        assert!(metrics.worker_eventfd_write_count(0) >= rounds as u64 * 20);
+        assert!(metrics.worker_eventfd_write_count(0) >= rounds * 20);
     });
 }
 
