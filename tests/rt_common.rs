@@ -19,7 +19,7 @@ use std::task::{Poll, Waker};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use support::{panic_message, wait_until, within, Counter, Flavor, Tracked};
+use support::{panic_message, wait_until, within, Counter, Flavor, Scheduler, Tracked};
 use tokiwa::runtime::{Handle, Runtime, RuntimeFlavor};
 use tokiwa::sync::{mpsc, oneshot, Notify, Semaphore};
 use tokiwa::task::{self, JoinHandle};
@@ -499,11 +499,21 @@ rt_test! {
         let rt = rt();
         assert_eq!(rt.handle().runtime_flavor(), FLAVOR.runtime_flavor());
         assert_eq!(rt.handle().clone().runtime_flavor(), FLAVOR.runtime_flavor());
-        let expected = match FLAVOR {
-            Flavor::CurrentThread => RuntimeFlavor::CurrentThread,
-            Flavor::MultiThread { .. } => RuntimeFlavor::MultiThread,
+        let expected = match FLAVOR.scheduler {
+            Scheduler::CurrentThread => RuntimeFlavor::CurrentThread,
+            Scheduler::MultiThread { .. } => RuntimeFlavor::MultiThread,
         };
         assert_eq!(rt.block_on(async { Handle::current().runtime_flavor() }), expected);
+    }
+
+    fn driver_is_the_flavors() {
+        // Guards the flavour list: each module runs the driver it names,
+        // with no silent fallback.
+        let rt = rt();
+        let driver = FLAVOR.driver.expect("rt_test! flavours name their driver");
+        assert_eq!(rt.handle().driver(), driver);
+        assert_eq!(rt.handle().driver_fallback_reason(), None);
+        assert_eq!(rt.block_on(async { Handle::current().driver() }), driver);
     }
 
     fn metrics_num_workers() {
@@ -780,7 +790,7 @@ rt_test! {
         let msg = task_panic(err);
         assert!(msg.starts_with(NESTED_RUNTIME), "unexpected message: {msg}");
         // Another runtime's `block_on` inside this one.
-        let other = Arc::new(Flavor::CurrentThread.build());
+        let other = Arc::new(FLAVOR.as_current_thread().build());
         let msg = rt.block_on({
             let other = other.clone();
             async move { panic_of(|| other.block_on(async {})) }
@@ -1276,7 +1286,7 @@ rt_test! {
 
     fn join_handle_awaited_from_another_runtime() {
         let rt = rt();
-        let other = Flavor::CurrentThread.build();
+        let other = FLAVOR.as_current_thread().build();
         let (tx, rx) = oneshot::channel();
         let jh = rt.spawn(async move { rx.await.unwrap() * 2 });
         let sender = thread::spawn(move || tx.send(21).unwrap());
@@ -1305,7 +1315,7 @@ fn spawn_outside_runtime_panics() {
         assert_eq!(panic_of(|| task::spawn(async {})), CONTEXT_MISSING);
         assert_eq!(panic_of(|| task::spawn_blocking(|| {})), CONTEXT_MISSING);
         // Also after a runtime was entered and left.
-        let rt = Flavor::CurrentThread.build();
+        let rt = Flavor::current_thread().build();
         drop(rt.enter());
         assert_eq!(panic_of(|| tokiwa::spawn(async {})), CONTEXT_MISSING);
         // And on a thread where a runtime's handle is only held.
@@ -1335,23 +1345,18 @@ fn public_types_are_send_and_sync() {
 fn flavors_build_what_they_say() {
     // Guards the list itself: the tokiwa extension is accepted and each
     // flavour has the workers it names.
-    for flavor in [
-        Flavor::CurrentThread,
-        Flavor::MultiThread {
-            workers: 1,
-            shards: None,
-        },
-        Flavor::MultiThread {
-            workers: 2,
-            shards: None,
-        },
-        Flavor::MultiThread {
-            workers: 4,
-            shards: Some(3),
-        },
-    ] {
-        let rt = flavor.build();
-        assert_eq!(rt.metrics().num_workers(), flavor.workers());
-        assert_eq!(rt.handle().runtime_flavor(), flavor.runtime_flavor());
+    for &driver in support::DRIVERS {
+        for flavor in [
+            Flavor::current_thread(),
+            Flavor::multi_thread(1),
+            Flavor::multi_thread(2),
+            Flavor::multi_thread(4).sharded(3),
+        ] {
+            let flavor = flavor.on(driver);
+            let rt = flavor.build();
+            assert_eq!(rt.metrics().num_workers(), flavor.workers(), "{flavor}");
+            assert_eq!(rt.handle().runtime_flavor(), flavor.runtime_flavor());
+            assert_eq!(rt.handle().driver(), driver, "{flavor}");
+        }
     }
 }

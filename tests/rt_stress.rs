@@ -36,11 +36,7 @@ fn scaled(share: usize) -> usize {
 }
 
 fn two_workers() -> tokiwa::runtime::Runtime {
-    Flavor::MultiThread {
-        workers: 2,
-        shards: None,
-    }
-    .build()
+    Flavor::multi_thread(2).build()
 }
 
 /// `rounds` round trips between a std thread and a task: every round the
@@ -92,7 +88,7 @@ fn std_thread_ping_pong_with_task_current_thread() {
     // 100,000 round trips; the runtime is driven by `block_on` on
     // another thread, woken by the std thread every round.
     watchdog(STRESS_TIMEOUT, || {
-        let rt = Arc::new(Flavor::CurrentThread.build());
+        let rt = Arc::new(Flavor::current_thread().build());
         let (stop_tx, stop_rx) = oneshot::channel::<()>();
         let driver = {
             let rt = rt.clone();
@@ -133,14 +129,11 @@ fn tasks_ping_pong_across_workers() {
     // with the LIFO slot off so the woken task is left for the other worker
     // to steal.
     watchdog(STRESS_TIMEOUT, || {
-        let rt = support::Flavor::MultiThread {
-            workers: 2,
-            shards: None,
-        }
-        .builder()
-        .disable_lifo_slot()
-        .build()
-        .unwrap();
+        let rt = support::Flavor::multi_thread(2)
+            .builder()
+            .disable_lifo_slot()
+            .build()
+            .unwrap();
         let rounds = scaled(100_000);
         let (a_tx, mut a_rx) = mpsc::channel::<usize>(1);
         let (b_tx, mut b_rx) = mpsc::channel::<usize>(1);
@@ -201,11 +194,7 @@ fn std_threads_wake_many_tasks_sharded() {
     // oneshot that one of two std threads completes. Four workers over
     // three injection shards.
     watchdog(STRESS_TIMEOUT, || {
-        let rt = Flavor::MultiThread {
-            workers: 4,
-            shards: Some(3),
-        }
-        .build();
+        let rt = Flavor::multi_thread(4).sharded(3).build();
         let per_round = 1000;
         let rounds = scaled(100_000) / per_round;
         for round in 0..rounds {

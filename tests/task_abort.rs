@@ -411,7 +411,7 @@ rt_test! {
 fn join_error_texts_and_accessors() {
     support::watchdog(support::TEST_TIMEOUT, || {
         quiet_panics(&["boom", "`JoinError` reason is not a panic."]);
-        let rt = support::Flavor::CurrentThread.build();
+        let rt = support::Flavor::current_thread().build();
 
         // Cancelled.
         let jh = rt.spawn(pending::<()>());
@@ -476,7 +476,7 @@ fn join_error_texts_and_accessors() {
 
 #[test]
 fn handles_debug() {
-    let rt = support::Flavor::CurrentThread.build();
+    let rt = support::Flavor::current_thread().build();
     let jh = rt.spawn(async {});
     let id = jh.id();
     assert_eq!(format!("{jh:?}"), format!("JoinHandle {{ id: {id:?} }}"));

@@ -279,11 +279,7 @@ rt_test! {
 fn block_in_place_outside_runtime_just_runs() {
     assert_eq!(task::block_in_place(|| 3), 3);
     // Also on a thread that holds an entered runtime (not driving it).
-    let rt = Flavor::MultiThread {
-        workers: 1,
-        shards: None,
-    }
-    .build();
+    let rt = Flavor::multi_thread(1).build();
     let _guard = rt.enter();
     assert_eq!(task::block_in_place(|| 4), 4);
 }

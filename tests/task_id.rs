@@ -181,7 +181,7 @@ rt_test! {
 
 #[test]
 fn id_display_and_debug() {
-    let rt = Flavor::CurrentThread.build();
+    let rt = Flavor::current_thread().build();
     let jh = rt.spawn(async {});
     let id = jh.id();
     let display = id.to_string();

@@ -430,7 +430,7 @@ rt_test! {
 fn local_set_outlives_panicking_run_until() {
     support::watchdog(support::TEST_TIMEOUT, || {
         quiet_panics(&["run_until boom"]);
-        let rt = support::Flavor::CurrentThread.build();
+        let rt = support::Flavor::current_thread().build();
         let local = LocalSet::new();
         let res = panic::catch_unwind(AssertUnwindSafe(|| {
             local.block_on(&rt, async {

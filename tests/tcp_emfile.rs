@@ -99,14 +99,10 @@ fn accept_survives_emfile(flavor: Flavor) {
 #[test]
 fn accept_returns_emfile_then_recovers() {
     support::watchdog(TEST_TIMEOUT, || {
-        for flavor in [
-            Flavor::CurrentThread,
-            Flavor::MultiThread {
-                workers: 2,
-                shards: None,
-            },
-        ] {
-            accept_survives_emfile(flavor);
+        for &driver in support::DRIVERS {
+            for flavor in [Flavor::current_thread(), Flavor::multi_thread(2)] {
+                accept_survives_emfile(flavor.on(driver));
+            }
         }
     });
 }

@@ -272,7 +272,7 @@ fn bind_outside_a_runtime_panics_like_tokio() {
 #[should_panic(expected = "Registering a blocking socket")]
 fn from_std_rejects_a_blocking_socket_in_debug_builds() {
     support::quiet_panics(&["Registering a blocking socket"]);
-    let rt = support::Flavor::CurrentThread.build();
+    let rt = support::Flavor::current_thread().build();
     let _guard = rt.enter();
     let std_listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let _ = TcpListener::from_std(std_listener);

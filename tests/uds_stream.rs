@@ -98,7 +98,7 @@ rt_test! {
 
     fn abstract_namespace_and_poll_accept() {
         rt().block_on(async {
-            let name = format!("\0tokiwa-abstract-{}-{:?}", std::process::id(), FLAVOR);
+            let name = format!("\0tokiwa-abstract-{}-{}", std::process::id(), FLAVOR);
             let listener = UnixListener::bind(&name).unwrap();
             let addr = listener.local_addr().unwrap();
             assert_eq!(addr.as_abstract_name(), Some(&name.as_bytes()[1..]));

@@ -34,6 +34,15 @@ pub(crate) enum Flavor {
     MultiThread,
 }
 
+/// `driver = "..."`: the variant of `tokiwa::runtime::Driver` to pass to
+/// `Builder::driver`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Driver {
+    Auto,
+    Legacy,
+    Uring,
+}
+
 /// The settled configuration the expansion is generated from.
 pub(crate) struct Config {
     pub(crate) flavor: Flavor,
@@ -41,6 +50,9 @@ pub(crate) struct Config {
     pub(crate) start_paused: Option<bool>,
     /// `name = "..."`: the runtime's name (`Handle::name`).
     pub(crate) name: Option<syn::LitStr>,
+    /// `driver = "..."`; `None` leaves the choice to `TOKIWA_DRIVER`, else
+    /// `Auto`, as for a builder that is not told.
+    pub(crate) driver: Option<Driver>,
     /// `crate = "..."`; `None` means "find tokiwa in the user's Cargo.toml".
     pub(crate) crate_path: Option<syn::Path>,
 }
@@ -57,6 +69,7 @@ impl Config {
             worker_threads: None,
             start_paused: None,
             name: None,
+            driver: None,
             crate_path: None,
         }
     }
@@ -78,12 +91,21 @@ impl Config {
         if let Some(name) = &self.name {
             builder = quote!(#builder.name(#name));
         }
+        if let Some(driver) = self.driver {
+            let variant = match driver {
+                Driver::Auto => quote!(Auto),
+                Driver::Legacy => quote!(Legacy),
+                Driver::Uring => quote!(Uring),
+            };
+            builder = quote!(#builder.driver(#krate::runtime::Driver::#variant));
+        }
         builder
     }
 }
 
-const KNOWN: &str = "`flavor`, `worker_threads`, `start_paused`, `crate`, `name`";
+const KNOWN: &str = "`flavor`, `worker_threads`, `start_paused`, `crate`, `name`, `driver`";
 const FLAVORS: &str = "The runtime flavors are `current_thread` and `multi_thread`.";
+const DRIVERS: &str = "The drivers are `auto`, `legacy` and `uring`.";
 
 /// Parses the attribute's arguments into a [`Config`].
 pub(crate) fn parse(args: TokenStream, kind: Kind) -> syn::Result<Config> {
@@ -94,6 +116,7 @@ pub(crate) fn parse(args: TokenStream, kind: Kind) -> syn::Result<Config> {
     let mut start_paused = None;
     let mut crate_path = None;
     let mut rt_name = None;
+    let mut driver = None;
     for meta in metas {
         let (name, lit) = name_and_value(meta, kind)?;
         let span = lit.span();
@@ -103,6 +126,7 @@ pub(crate) fn parse(args: TokenStream, kind: Kind) -> syn::Result<Config> {
             "start_paused" => set(&mut start_paused, &name, (parse_paused(&lit)?, span))?,
             "crate" => set(&mut crate_path, &name, parse_crate_path(&lit)?)?,
             "name" => set(&mut rt_name, &name, parse_name(&lit)?)?,
+            "driver" => set(&mut driver, &name, parse_driver(&lit)?)?,
             other => return Err(unknown(&name, other)),
         }
     }
@@ -128,6 +152,7 @@ pub(crate) fn parse(args: TokenStream, kind: Kind) -> syn::Result<Config> {
         start_paused: start_paused.map(|(b, _)| b),
         crate_path,
         name: rt_name,
+        driver,
     })
 }
 
@@ -224,6 +249,22 @@ fn parse_flavor(lit: &Lit) -> syn::Result<Flavor> {
     }
 }
 
+fn parse_driver(lit: &Lit) -> syn::Result<Driver> {
+    let Lit::Str(s) = lit else {
+        let msg = format!("`driver` must be a string, e.g. \"uring\". {DRIVERS}");
+        return Err(syn::Error::new(lit.span(), msg));
+    };
+    match s.value().as_str() {
+        "auto" => Ok(Driver::Auto),
+        "legacy" => Ok(Driver::Legacy),
+        "uring" => Ok(Driver::Uring),
+        other => {
+            let msg = format!("No such driver `{other}`. {DRIVERS}");
+            Err(syn::Error::new(s.span(), msg))
+        }
+    }
+}
+
 fn unknown(at: impl quote::ToTokens, name: &str) -> syn::Error {
     let msg = format!("Unknown attribute {name} is specified; expected one of: {KNOWN}.");
     syn::Error::new_spanned(at, msg)
@@ -244,7 +285,7 @@ fn bare_name_error(path: &syn::Path, kind: Kind) -> syn::Error {
             "Set the runtime flavor with #[{}(flavor = \"{name}\")].",
             kind.macro_name()
         ),
-        "flavor" | "worker_threads" | "start_paused" | "crate" | "name" => {
+        "flavor" | "worker_threads" | "start_paused" | "crate" | "name" | "driver" => {
             format!("The `{name}` attribute requires an argument.")
         }
         _ => return unknown(path, &name),

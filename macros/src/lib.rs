@@ -42,6 +42,11 @@
 //! * `worker_threads = N`: `N > 0`, only with `multi_thread`.
 //! * `start_paused = bool`: only with `current_thread`; needs tokiwa's
 //!   `test-util` feature, as in tokio.
+//! * `driver = "auto" | "legacy" | "uring"` (tokiwa extension): calls
+//!   `Builder::driver(Driver::Auto | Legacy | Uring)`. Without it the
+//!   environment variable `TOKIWA_DRIVER` decides, as for any builder that
+//!   is not told. `uring` needs tokiwa's `uring` feature and a kernel that
+//!   supports it, else the runtime fails to build (a panic at start).
 //! * `crate = "path"`: the crate to name the runtime through (a re-export,
 //!   or `"tokio"`). Without it the macro finds tokiwa in the calling
 //!   crate's Cargo.toml, under whatever name it is given there (via
@@ -68,7 +73,7 @@ use expand::Function;
 
 /// Runs an `async fn` (usually `main`) on a tokiwa runtime, multi-threaded
 /// by default. Takes tokio's arguments: `flavor`, `worker_threads`,
-/// `start_paused` and `crate`.
+/// `start_paused` and `crate`, and tokiwa's `name` and `driver`.
 ///
 /// ```ignore
 /// #[tokiwa::main(flavor = "current_thread")]

@@ -57,3 +57,64 @@ fn main_on_other_functions() {
     assert_eq!(fallible_main("21"), Ok(42));
     assert!(fallible_main("x").is_err());
 }
+
+#[tokiwa::test(driver = "legacy")]
+async fn driver_legacy() {
+    let handle = tokiwa::runtime::Handle::current();
+    assert_eq!(handle.driver(), tokiwa::runtime::Driver::Legacy);
+    assert_eq!(handle.driver_fallback_reason(), None);
+}
+
+#[tokiwa::test(
+    flavor = "multi_thread",
+    worker_threads = 2,
+    driver = "legacy",
+    crate = "::tokiwa"
+)]
+async fn driver_legacy_multi_thread_with_crate_path() {
+    let handle = tokiwa::runtime::Handle::current();
+    assert_eq!(handle.driver(), tokiwa::runtime::Driver::Legacy);
+}
+
+/// `auto` overrides `TOKIWA_DRIVER`: io_uring when it can run here, else
+/// legacy with the reason.
+#[tokiwa::test(driver = "auto")]
+async fn driver_auto() {
+    let handle = tokiwa::runtime::Handle::current();
+    match handle.driver() {
+        tokiwa::runtime::Driver::Uring => assert_eq!(handle.driver_fallback_reason(), None),
+        tokiwa::runtime::Driver::Legacy => {
+            let reason = handle.driver_fallback_reason();
+            assert!(reason.is_some_and(|r| r.contains("io_uring")), "{reason:?}");
+        }
+        other => panic!("Handle::driver() reported {other:?}"),
+    }
+}
+
+#[cfg(feature = "uring")]
+#[tokiwa::test(driver = "uring")]
+async fn driver_uring() {
+    let handle = tokiwa::runtime::Handle::current();
+    assert_eq!(handle.driver(), tokiwa::runtime::Driver::Uring);
+}
+
+#[cfg(feature = "uring")]
+#[tokiwa::test(flavor = "multi_thread", worker_threads = 2, driver = "uring")]
+async fn driver_uring_multi_thread() {
+    let handle = tokiwa::runtime::Handle::current();
+    assert_eq!(handle.driver(), tokiwa::runtime::Driver::Uring);
+    let on_worker = tokiwa::spawn(async { tokiwa::runtime::Handle::current().driver() });
+    assert_eq!(on_worker.await.unwrap(), tokiwa::runtime::Driver::Uring);
+}
+
+#[cfg(feature = "uring")]
+#[tokiwa::main(flavor = "current_thread", driver = "uring")]
+async fn uring_main() -> tokiwa::runtime::Driver {
+    tokiwa::runtime::Handle::current().driver()
+}
+
+#[cfg(feature = "uring")]
+#[test]
+fn main_with_driver() {
+    assert_eq!(uring_main(), tokiwa::runtime::Driver::Uring);
+}

@@ -1,13 +1,25 @@
-//! The runtime flavours every `rt_test!` body runs on.
+//! The runtime flavours every `rt_test!` body runs on: a scheduler and a
+//! driver.
 //!
-//! [`for_each_flavor!`] is the one list: a new driver (epoll, io_uring)
-//! becomes new entries there, and every test written with `rt_test!` runs on
-//! it with no other change.
-use tokiwa::runtime::{Builder, Runtime, RuntimeFlavor};
+//! [`for_each_flavor!`] is the one list: a new scheduler or driver becomes
+//! new entries there, and every test written with `rt_test!` runs on it
+//! with no other change. With the `uring` feature each scheduler runs on
+//! both drivers, legacy (epoll and poll threads) and io_uring.
+use std::fmt;
+use tokiwa::runtime::{Builder, Driver, Runtime, RuntimeFlavor};
 
 /// A way to build a runtime.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Flavor {
+pub struct Flavor {
+    pub scheduler: Scheduler,
+    /// `Some`: passed to `Builder::driver`. `None`: not chosen, so
+    /// `TOKIWA_DRIVER` or `Auto` decides (what a user's runtime gets).
+    pub driver: Option<Driver>,
+}
+
+/// The scheduler half of a [`Flavor`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scheduler {
     /// `Builder::new_current_thread()`.
     CurrentThread,
     /// `Builder::new_multi_thread()` with this many workers and, when
@@ -19,12 +31,63 @@ pub enum Flavor {
 }
 
 impl Flavor {
+    /// A current-thread runtime on the default driver.
+    pub const fn current_thread() -> Flavor {
+        Flavor {
+            scheduler: Scheduler::CurrentThread,
+            driver: None,
+        }
+    }
+
+    /// A multi-thread runtime of `workers` workers on the default driver.
+    pub const fn multi_thread(workers: usize) -> Flavor {
+        Flavor {
+            scheduler: Scheduler::MultiThread {
+                workers,
+                shards: None,
+            },
+            driver: None,
+        }
+    }
+
+    /// This flavour with `shards` injection-queue shards (multi-thread
+    /// only).
+    pub const fn sharded(self, shards: usize) -> Flavor {
+        match self.scheduler {
+            Scheduler::MultiThread { workers, .. } => Flavor {
+                scheduler: Scheduler::MultiThread {
+                    workers,
+                    shards: Some(shards),
+                },
+                driver: self.driver,
+            },
+            Scheduler::CurrentThread => panic!("a current-thread runtime has no shards"),
+        }
+    }
+
+    /// This flavour on `driver`.
+    pub const fn on(self, driver: Driver) -> Flavor {
+        Flavor {
+            scheduler: self.scheduler,
+            driver: Some(driver),
+        }
+    }
+
+    /// A current-thread flavour on this flavour's driver (for a second
+    /// runtime in a test).
+    pub const fn as_current_thread(self) -> Flavor {
+        Flavor {
+            scheduler: Scheduler::CurrentThread,
+            driver: self.driver,
+        }
+    }
+
     /// A builder for this flavour with every driver enabled, ready for more
     /// settings.
     pub fn builder(self) -> Builder {
-        let mut builder = match self {
-            Flavor::CurrentThread => Builder::new_current_thread(),
-            Flavor::MultiThread { workers, shards } => {
+        let mut builder = match self.scheduler {
+            Scheduler::CurrentThread => Builder::new_current_thread(),
+            Scheduler::MultiThread { workers, shards } => {
                 let mut b = Builder::new_multi_thread();
                 b.worker_threads(workers);
                 if let Some(shards) = shards {
@@ -33,6 +96,9 @@ impl Flavor {
                 b
             }
         };
+        if let Some(driver) = self.driver {
+            builder.driver(driver);
+        }
         builder.enable_all();
         builder
     }
@@ -43,50 +109,117 @@ impl Flavor {
     }
 
     pub fn is_multi_thread(self) -> bool {
-        matches!(self, Flavor::MultiThread { .. })
+        matches!(self.scheduler, Scheduler::MultiThread { .. })
     }
 
     /// What `RuntimeMetrics::num_workers` reports (1 for current-thread).
     pub fn workers(self) -> usize {
-        match self {
-            Flavor::CurrentThread => 1,
-            Flavor::MultiThread { workers, .. } => workers,
+        match self.scheduler {
+            Scheduler::CurrentThread => 1,
+            Scheduler::MultiThread { workers, .. } => workers,
         }
     }
 
     pub fn runtime_flavor(self) -> RuntimeFlavor {
-        match self {
-            Flavor::CurrentThread => RuntimeFlavor::CurrentThread,
-            Flavor::MultiThread { .. } => RuntimeFlavor::MultiThread,
+        match self.scheduler {
+            Scheduler::CurrentThread => RuntimeFlavor::CurrentThread,
+            Scheduler::MultiThread { .. } => RuntimeFlavor::MultiThread,
         }
     }
 }
 
+/// A short name without spaces (`mt4s3-uring`), for paths and socket names.
+impl fmt::Display for Flavor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.scheduler {
+            Scheduler::CurrentThread => f.write_str("ct")?,
+            Scheduler::MultiThread { workers, shards } => {
+                write!(f, "mt{workers}")?;
+                if let Some(shards) = shards {
+                    write!(f, "s{shards}")?;
+                }
+            }
+        }
+        match self.driver {
+            Some(driver) => write!(f, "-{driver}"),
+            None => f.write_str("-default"),
+        }
+    }
+}
+
+/// The drivers every flavour runs on: legacy and, with the `uring`
+/// feature, io_uring (for tests that loop instead of using `rt_test!`).
+pub const DRIVERS: &[Driver] = &[
+    Driver::Legacy,
+    #[cfg(feature = "uring")]
+    Driver::Uring,
+];
+
 /// Invokes `$callback! { module_name, flavor_expression, $args... }` once
-/// per flavour. **The** list of flavours.
+/// per flavour. **The** list of flavours: every scheduler on the legacy
+/// driver and, with the `uring` feature, on the io_uring driver.
 macro_rules! for_each_flavor {
     ($callback:ident { $($args:tt)* }) => {
-        $callback! { current_thread, $crate::support::Flavor::CurrentThread, $($args)* }
+        $callback! {
+            current_thread,
+            $crate::support::Flavor::current_thread().on(tokiwa::runtime::Driver::Legacy),
+            $($args)*
+        }
         $callback! {
             multi_thread_1,
-            $crate::support::Flavor::MultiThread { workers: 1, shards: None },
+            $crate::support::Flavor::multi_thread(1).on(tokiwa::runtime::Driver::Legacy),
             $($args)*
         }
         $callback! {
             multi_thread_2,
-            $crate::support::Flavor::MultiThread { workers: 2, shards: None },
+            $crate::support::Flavor::multi_thread(2).on(tokiwa::runtime::Driver::Legacy),
             $($args)*
         }
         $callback! {
             multi_thread_4_sharded,
-            $crate::support::Flavor::MultiThread { workers: 4, shards: Some(3) },
+            $crate::support::Flavor::multi_thread(4).sharded(3).on(tokiwa::runtime::Driver::Legacy),
+            $($args)*
+        }
+        for_each_uring_flavor! { $callback { $($args)* } }
+    };
+}
+
+/// The io_uring half of [`for_each_flavor!`] (internal): the same
+/// schedulers on `Driver::Uring`, or nothing without the feature.
+#[cfg(feature = "uring")]
+macro_rules! for_each_uring_flavor {
+    ($callback:ident { $($args:tt)* }) => {
+        $callback! {
+            uring_current_thread,
+            $crate::support::Flavor::current_thread().on(tokiwa::runtime::Driver::Uring),
+            $($args)*
+        }
+        $callback! {
+            uring_multi_thread_1,
+            $crate::support::Flavor::multi_thread(1).on(tokiwa::runtime::Driver::Uring),
+            $($args)*
+        }
+        $callback! {
+            uring_multi_thread_2,
+            $crate::support::Flavor::multi_thread(2).on(tokiwa::runtime::Driver::Uring),
+            $($args)*
+        }
+        $callback! {
+            uring_multi_thread_4_sharded,
+            $crate::support::Flavor::multi_thread(4).sharded(3).on(tokiwa::runtime::Driver::Uring),
             $($args)*
         }
     };
 }
 
+#[cfg(not(feature = "uring"))]
+macro_rules! for_each_uring_flavor {
+    ($callback:ident { $($args:tt)* }) => {};
+}
+
 /// Writes each test once and instantiates it for every flavour, in one
-/// module per flavour (`current_thread::name`, `multi_thread_2::name`, ...).
+/// module per flavour (`current_thread::name`, `uring_multi_thread_2::name`,
+/// ...).
 ///
 /// ```ignore
 /// rt_test! {

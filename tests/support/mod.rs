@@ -19,7 +19,7 @@ pub mod panics;
 pub mod track;
 pub mod watchdog;
 
-pub use flavor::Flavor;
+pub use flavor::{Flavor, Scheduler, DRIVERS};
 pub use panics::quiet_panics;
 pub use track::{panic_message, wait_until, Counter, DropGuard, Tracked};
 pub use watchdog::{watchdog, within, TEST_TIMEOUT};

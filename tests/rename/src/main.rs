@@ -52,6 +52,17 @@ mod tests {
         assert_eq!(pipeline(10).await, 385);
     }
 
+    // tokiwa's `driver` argument through the renamed crate: the generated
+    // `Builder::driver` call names `tokio::runtime::Driver`.
+    #[tokio::test(driver = "legacy")]
+    async fn driver_through_the_renamed_crate() {
+        assert_eq!(
+            tokio::runtime::Handle::current().driver(),
+            tokio::runtime::Driver::Legacy
+        );
+        assert_eq!(pipeline(10).await, 385);
+    }
+
     #[tokio::test]
     async fn returns_result() -> Result<(), tokio::task::JoinError> {
         let v = tokio::spawn(async { 1 }).await?;
