@@ -10,6 +10,9 @@ pub use tokio::io::*;
 mod async_fd;
 mod interest;
 #[cfg(tokiwa_io_driver)]
+// The sockets' building block; with the I/O driver but without `net`
+// (`uring` alone) nothing uses it yet.
+#[cfg_attr(not(feature = "net"), allow(dead_code))]
 pub(crate) mod poll_evented;
 mod ready;
 

@@ -80,6 +80,7 @@ impl Registration {
     /// registration (an accepted connection, one end of a fresh pair) then
     /// tries its first operation at once. A wrong guess costs one
     /// `WouldBlock`, which clears it as usual.
+    #[cfg_attr(not(feature = "net"), allow(dead_code))]
     pub(crate) fn assume_ready(&self, ready: crate::io::Ready) {
         self.shared.set_readiness(ready);
     }
@@ -120,6 +121,7 @@ impl Registration {
 
     /// Runs `f` once the resource is ready in `direction`, retrying after
     /// each `WouldBlock` (which clears the readiness it observed).
+    #[cfg_attr(not(feature = "net"), allow(dead_code))]
     pub(crate) fn poll_io<R>(
         &self,
         cx: &mut Context<'_>,
