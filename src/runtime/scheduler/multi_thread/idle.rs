@@ -141,8 +141,21 @@ impl Idle {
         }
         // 3. (or after waking) withdraw; failing means a notifier chose us
         // and counted us as searching.
+        let withdrawn = self.unannounce(worker);
+        if withdrawn && found && searching {
+            // A searcher that finds work at the re-check goes on as a
+            // searcher, so that running the work hands the search on
+            // (`transition_from_searching` wakes a parked worker when the
+            // last searcher finds work). Notifiers that ran while it still
+            // counted as searching woke nobody, trusting it to do that:
+            // without this, four tasks pushed at once behind a barrier were
+            // run by one worker while the other three stayed parked (the
+            // `panicking_join_waker` test hung about once in 20 runs).
+            self.num_searching.fetch_add(1, SeqCst);
+            return ParkOutcome { searching: true };
+        }
         ParkOutcome {
-            searching: !self.unannounce(worker),
+            searching: !withdrawn,
         }
     }
 
