@@ -65,16 +65,15 @@ pub fn worker_index() -> Option<usize> {
 /// Test hook (io_uring mode): ends the multishot wake poll of the worker
 /// this runs on, as the kernel's termination of a multishot would (its
 /// final completion comes without `F_MORE`); the driver must arm it again
-/// before the worker sleeps. Returns whether there was a ring to do it on.
+/// before the worker sleeps. Returns whether an armed wake poll was ended
+/// (`false` in legacy mode, off a worker, or before the worker first
+/// slept).
 #[doc(hidden)]
 pub fn __end_wake_poll_of_current_worker() -> bool {
     #[cfg(feature = "uring")]
     if let Some(index) = worker_index() {
         let ended = context::with_current(|handle| match handle.driver().ring(index) {
-            Some(ring) => {
-                ring.cancel_wake_poll();
-                true
-            }
+            Some(ring) => ring.cancel_wake_poll(),
             None => false,
         });
         return ended.unwrap_or(false);

@@ -160,6 +160,11 @@ impl WakePoll {
         }
     }
 
+    /// Whether the poll is armed (or about to be: its `PollAdd` queued).
+    pub(crate) fn is_armed(&self) -> bool {
+        self.armed
+    }
+
     /// Whether the poll must be (re-)armed now; marks it armed. The caller
     /// pushes the `PollAdd` before its next wait.
     pub(crate) fn take_rearm(&mut self) -> bool {

@@ -271,8 +271,11 @@ impl Worker {
     }
 
     /// Test hook: ends the wake poll as a kernel termination would.
-    pub(crate) fn cancel_wake_poll(&self) {
-        self.with_owned_ring(|ring| ring.cancel_wake_poll(&self.waker.metrics));
+    /// Returns whether an armed poll was ended (not before the worker's
+    /// first sleep, nor from a thread that does not own the ring).
+    pub(crate) fn cancel_wake_poll(&self) -> bool {
+        self.with_owned_ring(|ring| ring.cancel_wake_poll(&self.waker.metrics))
+            .unwrap_or(false)
     }
 
     /// Runtime shutdown, after the tasks are gone: fails the waiters of

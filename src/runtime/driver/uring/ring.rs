@@ -300,12 +300,16 @@ impl Ring {
 
     /// Test hook: cancels the wake poll, as the kernel's termination of a
     /// multishot would end it (its final CQE comes without `F_MORE`).
-    pub(crate) fn cancel_wake_poll(&mut self, metrics: &UringMetrics) {
+    /// Returns whether there was an armed poll to end.
+    pub(crate) fn cancel_wake_poll(&mut self, metrics: &UringMetrics) -> bool {
+        if !self.wake_poll.is_armed() {
+            return false;
+        }
         let cancel = opcode::AsyncCancel::new(WAKE_TOKEN)
             .build()
             .user_data(CANCEL_TOKEN);
         self.push(&cancel, metrics);
-        let _ = self.submit(metrics);
+        self.submit(metrics).is_ok()
     }
 
     pub(crate) fn is_cq_empty(&mut self) -> bool {
