@@ -12,7 +12,9 @@
 //!   while another worker steals.
 //! * `park.rs`: the park/notify protocol: a task pushed while the only
 //!   worker goes to sleep always runs; the last worker to find work wakes
-//!   every parked worker so it sees the stop.
+//!   every parked worker so it sees the stop; a searcher that finds work
+//!   while parking hands the search on (two tasks, two workers that each
+//!   block in the first task they run).
 //! * `driver.rs`: the legacy driver's handshake: an event that arrives
 //!   while a worker goes to sleep is reaped by the worker or by its poll
 //!   thread, never left by both.

@@ -119,3 +119,78 @@ fn loom_park_two_workers_and_stop() {
         sched.shutdown();
     });
 }
+
+impl World {
+    /// A worker that runs one task and then blocks for good (a task stuck
+    /// at a barrier), as in `task_abort`'s barrier test: before it blocks,
+    /// it hands the search on exactly as `run_task` does. The other
+    /// worker must still be woken for the second task.
+    ///
+    /// The order is the worker loop's: first the queues it may take from
+    /// without searching (`next_task`: the injection queue here), then a
+    /// search (`steal_work`), then the park.
+    fn worker_blocks_after_one_task(&self, index: usize, mut parker: Parker) {
+        let mut searching = false;
+        loop {
+            let mut task = self.inject.pop(None, 0);
+            if task.is_none() {
+                if !searching {
+                    searching = self.idle.transition_to_searching();
+                }
+                if searching {
+                    task = self.inject.pop(None, 0);
+                }
+            }
+            if let Some(task) = task {
+                if searching && self.idle.transition_from_searching() {
+                    self.notify_one();
+                }
+                drop(task);
+                self.ran.fetch_add(1, SeqCst);
+                return;
+            }
+            let outcome = self.idle.park_worker(
+                index,
+                searching,
+                || !self.inject.is_empty(),
+                || {
+                    parker.park(None);
+                },
+            );
+            searching = outcome.searching;
+        }
+    }
+}
+
+/// Two tasks pushed (and notified) one after the other while two workers
+/// go idle; each worker blocks in the first task it runs. Found by a
+/// hang: a searcher whose re-check found the first task came back as a
+/// non-searcher, ran it without handing the search on, and the pushes that
+/// had skipped waking anyone (it still counted as searching) left the
+/// second task to nobody. With the hand-off removed from `park_worker`
+/// (the `found && searching` branch), loom reports the deadlock.
+#[test]
+fn loom_park_a_worker_that_blocks_hands_the_search_on() {
+    model(|| {
+        let sched = TestScheduler::new();
+        let (world, mut parkers) = World::new(2);
+        let (first, second) = (sched.notified(), sched.notified());
+        let second_parker = parkers.pop().unwrap();
+        let w1 = world.clone();
+        let worker1 = thread::spawn(move || w1.worker_blocks_after_one_task(1, second_parker));
+        let pusher = {
+            let world = world.clone();
+            thread::spawn(move || {
+                world.inject.push(first, None);
+                world.notify_one();
+                world.inject.push(second, None);
+                world.notify_one();
+            })
+        };
+        world.worker_blocks_after_one_task(0, parkers.pop().unwrap());
+        pusher.join().unwrap();
+        worker1.join().unwrap();
+        assert_eq!(world.ran.load(SeqCst), 2);
+        sched.shutdown();
+    });
+}
