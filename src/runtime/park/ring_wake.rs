@@ -161,6 +161,7 @@ impl WakePoll {
     }
 
     /// Whether the poll is armed (or about to be: its `PollAdd` queued).
+    #[cfg_attr(not(feature = "uring"), allow(dead_code))]
     pub(crate) fn is_armed(&self) -> bool {
         self.armed
     }
