@@ -356,23 +356,11 @@ fn environment_child() {
 fn environment_variable_decides_unless_the_builder_does() {
     run_alone(TEST_TIMEOUT, || {
         for (value, case) in [("legacy", "legacy"), ("URING", "uring"), ("bogus", "bogus")] {
-            let out = std::process::Command::new(std::env::current_exe().unwrap())
-                .args([
-                    "--exact",
-                    "environment_child",
-                    "--nocapture",
-                    "--test-threads=1",
-                ])
-                .env("TOKIWA_DRIVER", value)
-                .env(CHILD_CASE, case)
-                .output()
-                .unwrap();
-            let stdout = String::from_utf8_lossy(&out.stdout);
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            assert!(
-                out.status.success() && stdout.contains(&format!("child case {case}: ok")),
-                "TOKIWA_DRIVER={value}: {}\n{stdout}\n{stderr}",
-                out.status
+            support::child::run_child_case(
+                "environment_child",
+                CHILD_CASE,
+                case,
+                &[("TOKIWA_DRIVER", Some(value))],
             );
         }
     });

@@ -15,7 +15,6 @@
 mod support;
 
 use std::io;
-use std::process::Command;
 
 use support::TEST_TIMEOUT;
 use tokiwa::io::{AsyncReadExt, AsyncWriteExt};
@@ -167,25 +166,13 @@ fn seccomp_refusal_gives_an_error_or_a_legacy_runtime() {
 
 fn run_children() {
     for case in ["probe-first", "sandbox-first"] {
-        let out = Command::new(std::env::current_exe().unwrap())
-            .args([
-                "--exact",
-                "seccomp_child",
-                "--nocapture",
-                "--test-threads=1",
-            ])
-            .env(CHILD_CASE, case)
-            // The builder's choice is explicit everywhere; keep the
-            // environment out of it anyway.
-            .env_remove("TOKIWA_DRIVER")
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            out.status.success() && stdout.contains(&format!("child case {case}: ok")),
-            "{case}: {}\n{stdout}\n{stderr}",
-            out.status
+        // The builder's choice is explicit everywhere; keep the
+        // environment out of it anyway.
+        support::child::run_child_case(
+            "seccomp_child",
+            CHILD_CASE,
+            case,
+            &[("TOKIWA_DRIVER", None)],
         );
     }
 }

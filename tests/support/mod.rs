@@ -7,11 +7,13 @@
 //! * [`panics`]: silences the panics a test provokes on purpose;
 //! * [`track`]: counters for polls and drops, and futures that count them;
 //! * [`net`]: socket paths, descriptor limits and checksummed data for the
-//!   socket tests.
+//!   socket tests;
+//! * [`child`]: runs one test of the binary in a child process.
 //!
 //! Each test binary uses a different subset, hence the `allow`.
 #![allow(dead_code, unused_macros, unused_imports)]
 
+pub mod child;
 #[macro_use]
 pub mod flavor;
 pub mod net;

@@ -137,38 +137,19 @@ impl IoState {
         interest: Interest,
         owner: Option<(&mut Ring, &UringMetrics)>,
     ) -> io::Result<(Arc<ScheduledIo>, u64, Option<Request>)> {
-        let mask = poll_mask(interest);
-        let mut registry = self.registry.lock().unwrap();
-        if registry.is_shutdown {
-            return Err(shutdown_error());
-        }
-        let generation = registry.next_generation;
-        // Generations stay below 2^31 so no token collides with the
-        // driver's reserved ones at the top of the range.
-        registry.next_generation = generation.wrapping_add(1) & 0x7fff_ffff;
         let io = Arc::new(ScheduledIo::new());
-        let entry = registry.slots.vacant_entry();
-        let token = entry.key() as u64 | (generation as u64) << 32;
-        entry.insert(Slot {
-            generation,
-            io: io.clone(),
-            fd,
-            mask,
-            armed: owner.is_some(),
-            cancelling: false,
-        });
-        self.registered.fetch_add(1, Ordering::Relaxed);
-        let request = match owner {
+        let mask = poll_mask(interest);
+        match owner {
             Some((ring, metrics)) => {
-                ring.push(&poll_entry(fd, mask, token), metrics);
-                // Submitted now, under the lock: the kernel resolves `fd`
-                // while the caller still owns it.
-                ring.submit(metrics)?;
-                None
+                let token = self.insert_and_arm(fd, mask, io.clone(), ring, metrics)?;
+                Ok((io, token, None))
             }
-            None => Some(Request::Arm { token, fd, mask }),
-        };
-        Ok((io, token, request))
+            None => {
+                let mut registry = self.registry.lock().unwrap();
+                let token = self.insert(&mut registry, fd, mask, io.clone(), false)?;
+                Ok((io, token, Some(Request::Arm { token, fd, mask })))
+            }
+        }
     }
 
     /// Arms a poll for `io` (registered elsewhere before) on the caller's
@@ -181,12 +162,42 @@ impl IoState {
         ring: &mut Ring,
         metrics: &UringMetrics,
     ) -> io::Result<u64> {
-        let mask = poll_mask(interest);
+        self.insert_and_arm(fd, poll_mask(interest), io, ring, metrics)
+    }
+
+    /// Inserts a slot and arms its poll on the caller's own ring.
+    fn insert_and_arm(
+        &self,
+        fd: RawFd,
+        mask: u32,
+        io: Arc<ScheduledIo>,
+        ring: &mut Ring,
+        metrics: &UringMetrics,
+    ) -> io::Result<u64> {
         let mut registry = self.registry.lock().unwrap();
+        let token = self.insert(&mut registry, fd, mask, io, true)?;
+        ring.push(&poll_entry(fd, mask, token), metrics);
+        // Submitted now, under the lock: the kernel resolves `fd` while the
+        // caller still owns it.
+        ring.submit(metrics)?;
+        Ok(token)
+    }
+
+    /// A new slot for `io`; returns its token.
+    fn insert(
+        &self,
+        registry: &mut Registry,
+        fd: RawFd,
+        mask: u32,
+        io: Arc<ScheduledIo>,
+        armed: bool,
+    ) -> io::Result<u64> {
         if registry.is_shutdown {
             return Err(shutdown_error());
         }
         let generation = registry.next_generation;
+        // Generations stay below 2^31 so no token collides with the
+        // driver's reserved ones at the top of the range.
         registry.next_generation = generation.wrapping_add(1) & 0x7fff_ffff;
         let entry = registry.slots.vacant_entry();
         let token = entry.key() as u64 | (generation as u64) << 32;
@@ -195,13 +206,10 @@ impl IoState {
             io,
             fd,
             mask,
-            armed: true,
+            armed,
             cancelling: false,
         });
         self.registered.fetch_add(1, Ordering::Relaxed);
-        ring.push(&poll_entry(fd, mask, token), metrics);
-        // Submitted under the lock, as in `register`.
-        ring.submit(metrics)?;
         Ok(token)
     }
 
