@@ -51,6 +51,9 @@ pub mod io;
 #[cfg(feature = "net")]
 pub mod net;
 
+#[cfg(feature = "signal")]
+pub mod signal;
+
 #[cfg(feature = "time")]
 pub mod time;
 
