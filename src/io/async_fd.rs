@@ -93,7 +93,7 @@ impl<T: AsRawFd> AsyncFd<T> {
         inner: T,
         interest: Interest,
     ) -> Result<Self, AsyncFdRegisterError<T>> {
-        match Registration::new(inner.as_raw_fd(), interest) {
+        match Registration::new_for_any_fd(inner.as_raw_fd(), interest) {
             Ok(registration) => Ok(AsyncFd {
                 registration,
                 inner: Some(inner),

@@ -38,6 +38,19 @@ impl Registration {
         Registration::new_with_handle(fd, interest, &handle)
     }
 
+    /// As [`Registration::new`], for a descriptor of any kind (`AsyncFd`):
+    /// in io_uring mode it first refuses files a poll cannot wait on, with
+    /// epoll's `EPERM`.
+    #[track_caller]
+    pub(crate) fn new_for_any_fd(fd: RawFd, interest: Interest) -> io::Result<Registration> {
+        let handle = scheduler::Handle::current_for_io();
+        #[cfg(feature = "uring")]
+        if handle.driver().kind() == super::Driver::Uring {
+            super::uring::refuse_unpollable(fd)?;
+        }
+        Registration::new_with_handle(fd, interest, &handle)
+    }
+
     #[track_caller]
     pub(crate) fn new_with_handle(
         fd: RawFd,

@@ -201,7 +201,6 @@ impl Worker {
         fd: RawFd,
         interest: Interest,
     ) -> std::io::Result<(Arc<ScheduledIo>, u64)> {
-        refuse_unpollable(fd)?;
         let direct = if crate::runtime::worker_index() == Some(self.index) {
             self.with_owned_ring(|ring| {
                 self.io
@@ -297,9 +296,10 @@ impl Worker {
 }
 
 /// A poll on a regular file or a directory always reports ready; epoll
-/// refuses them with `EPERM`, and so does this driver, so `AsyncFd::new`
-/// on a file fails the same way in both modes.
-fn refuse_unpollable(fd: RawFd) -> std::io::Result<()> {
+/// refuses them with `EPERM`, and so does this driver for descriptors of
+/// unknown kind (`AsyncFd`), so `AsyncFd::new` on a file fails the same
+/// way in both modes. (The sockets tokiwa creates skip this `fstat`.)
+pub(crate) fn refuse_unpollable(fd: RawFd) -> std::io::Result<()> {
     let mut stat = std::mem::MaybeUninit::<libc::stat>::uninit();
     // SAFETY: `stat` is writable memory of the right size; `fd` is open
     // (the caller owns it).
