@@ -82,9 +82,7 @@ impl Registration {
     fn on_wait(&self) {
         #[cfg(feature = "uring")]
         if let Backend::Uring(homed) = &self.backend {
-            if homed.may_move() {
-                homed.on_wait(&self.shared);
-            }
+            homed.on_wait(&self.shared);
         }
     }
 

@@ -79,7 +79,8 @@ impl Homed {
         let Some(me) = crate::runtime::worker_index() else {
             return;
         };
-        if me >= self.rings.len() {
+        // The common case, a wait at home, takes no lock.
+        if me >= self.rings.len() || me == self.home_index.load(Relaxed) {
             return;
         }
         let mut home = self.home.lock().unwrap();
@@ -110,12 +111,6 @@ impl Homed {
         self.home_index.store(me, Relaxed);
         drop(home);
         self.ring(old_worker).deregister(old);
-    }
-
-    /// Whether a wait from this thread might move the poll (cheap check
-    /// for the hot path).
-    pub(crate) fn may_move(&self) -> bool {
-        crate::runtime::worker_index().is_some_and(|me| me != self.home_index.load(Relaxed))
     }
 
     /// The resource is being dropped (before its descriptor closes):

@@ -41,6 +41,26 @@ pub(crate) struct Cqe {
     pub(crate) more: bool,
 }
 
+impl From<&cqueue::Entry> for Cqe {
+    fn from(entry: &cqueue::Entry) -> Cqe {
+        Cqe {
+            user_data: entry.user_data(),
+            res: entry.result(),
+            more: cqueue::more(entry.flags()),
+        }
+    }
+}
+
+/// Hands a completion to the wake poll's state or to `f`; cancel requests'
+/// own completions are dropped.
+fn route(wake_poll: &mut WakePoll, cqe: Cqe, f: &mut impl FnMut(Cqe)) {
+    match cqe.user_data {
+        WAKE_TOKEN => wake_poll.on_cqe(cqe.res, cqe.more),
+        CANCEL_TOKEN => {}
+        _ => f(cqe),
+    }
+}
+
 /// A process-unique id of the calling thread (thread-local addresses can be
 /// reused by later threads; these ids are not).
 pub(crate) fn thread_id() -> u64 {
@@ -127,11 +147,12 @@ impl Ring {
                 Attach::Same
             }
             Some(_) => {
-                // Completions already posted are kept; deferred ones belong
-                // to the old ring and are lost with it, which the caller's
-                // re-arm makes good (a poll armed on a ready file completes
-                // at once).
-                self.drain_to_backlog();
+                // The old ring's completions, posted or deferred, are
+                // dropped with it: the caller re-arms every poll, and a
+                // poll armed on a ready file completes at once. (Delivering
+                // them instead would let an old final completion mark a
+                // re-armed slot unarmed, and the slot would be armed twice.)
+                self.backlog.clear();
                 let fresh = probe::setup_ring(&self.config, false)
                     .unwrap_or_else(|e| panic!("tokiwa: cannot move a worker's ring: {e}"));
                 self.uring = fresh;
@@ -224,29 +245,13 @@ impl Ring {
         let mut n = 0;
         for cqe in std::mem::take(&mut self.backlog) {
             n += 1;
-            if cqe.user_data == WAKE_TOKEN {
-                self.wake_poll.on_cqe(cqe.res, cqe.more);
-            } else if cqe.user_data != CANCEL_TOKEN {
-                f(cqe);
-            }
+            route(&mut self.wake_poll, cqe, &mut f);
         }
         loop {
             let mut batch = 0;
-            {
-                let cq = self.uring.completion();
-                for entry in cq {
-                    batch += 1;
-                    let cqe = Cqe {
-                        user_data: entry.user_data(),
-                        res: entry.result(),
-                        more: cqueue::more(entry.flags()),
-                    };
-                    if cqe.user_data == WAKE_TOKEN {
-                        self.wake_poll.on_cqe(cqe.res, cqe.more);
-                    } else if cqe.user_data != CANCEL_TOKEN {
-                        f(cqe);
-                    }
-                }
+            for entry in self.uring.completion() {
+                batch += 1;
+                route(&mut self.wake_poll, Cqe::from(&entry), &mut f);
             }
             n += batch;
             // Completions the kernel kept back while the CQ was full.
@@ -267,17 +272,11 @@ impl Ring {
         n
     }
 
-    /// Empties the CQ into the backlog without dispatching (for a push or
-    /// an attach that cannot reach the registry).
+    /// Empties the CQ into the backlog without dispatching (for a push
+    /// that cannot reach the registry).
     fn drain_to_backlog(&mut self) {
-        let cq = self.uring.completion();
-        for entry in cq {
-            self.backlog.push(Cqe {
-                user_data: entry.user_data(),
-                res: entry.result(),
-                more: cqueue::more(entry.flags()),
-            });
-        }
+        self.backlog
+            .extend(self.uring.completion().map(|entry| Cqe::from(&entry)));
     }
 
     /// Pushes the wake poll if it is not armed (first use, or its
