@@ -6,8 +6,7 @@
 #[macro_use]
 mod support;
 
-use std::sync::Arc;
-use std::task::{Context, Poll, Wake, Waker};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use support::{panic_message, quiet_panics, Counter};
@@ -15,14 +14,6 @@ use tokiwa::time::{self, advance, interval, interval_at, Instant, Interval, Miss
 
 fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
-}
-
-struct CountWaker(Counter);
-
-impl Wake for CountWaker {
-    fn wake(self: Arc<Self>) {
-        self.0.inc();
-    }
 }
 
 /// Polls the interval once with a waker that counts.
@@ -33,11 +24,8 @@ struct Poller {
 
 impl Poller {
     fn new() -> Poller {
-        let wakes = Counter::new();
-        Poller {
-            waker: Waker::from(Arc::new(CountWaker(wakes.clone()))),
-            wakes,
-        }
+        let (waker, wakes) = support::counting_waker();
+        Poller { waker, wakes }
     }
 
     fn poll(&self, i: &mut Interval) -> Poll<Instant> {

@@ -7,10 +7,10 @@
 mod support;
 
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll, Wake, Waker};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
-use support::{panic_message, quiet_panics, Counter};
+use support::{counting_waker, panic_message, quiet_panics};
 use tokiwa::runtime::Builder;
 use tokiwa::task::JoinSet;
 use tokiwa::time::{self, advance, sleep, sleep_until, timeout, Instant};
@@ -20,19 +20,6 @@ fn ms(n: u64) -> Duration {
 }
 
 const HOUR: Duration = Duration::from_secs(3600);
-
-struct CountWaker(Counter);
-
-impl Wake for CountWaker {
-    fn wake(self: Arc<Self>) {
-        self.0.inc();
-    }
-}
-
-fn counting_waker() -> (Waker, Counter) {
-    let counter = Counter::new();
-    (Waker::from(Arc::new(CountWaker(counter.clone()))), counter)
-}
 
 #[tokiwa::test(start_paused = true)]
 async fn start_paused_freezes_instant_now() {

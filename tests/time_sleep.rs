@@ -17,27 +17,13 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::thread;
 use std::time::Duration;
 
-use support::{panic_message, quiet_panics, Counter};
+use support::{counting_waker, panic_message, quiet_panics, Counter};
 use tokiwa::runtime::Builder;
 use tokiwa::task::JoinSet;
 use tokiwa::time::{self, sleep, sleep_until, Instant, Sleep};
 
 fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
-}
-
-/// A waker that counts its wakes.
-struct CountWaker(Counter);
-
-impl Wake for CountWaker {
-    fn wake(self: Arc<Self>) {
-        self.0.inc();
-    }
-}
-
-fn counting_waker() -> (Waker, Counter) {
-    let counter = Counter::new();
-    (Waker::from(Arc::new(CountWaker(counter.clone()))), counter)
 }
 
 fn poll_once(sleep: Pin<&mut Sleep>, waker: &Waker) -> Poll<()> {

@@ -23,5 +23,5 @@ pub mod watchdog;
 
 pub use flavor::{Flavor, Scheduler, DRIVERS};
 pub use panics::quiet_panics;
-pub use track::{panic_message, wait_until, Counter, DropGuard, Tracked};
+pub use track::{counting_waker, panic_message, wait_until, Counter, DropGuard, Tracked};
 pub use watchdog::{watchdog, within, TEST_TIMEOUT};

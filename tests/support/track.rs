@@ -95,3 +95,18 @@ pub fn wait_until(limit: Duration, what: &str, mut cond: impl FnMut() -> bool) {
         std::thread::yield_now();
     }
 }
+
+/// A waker that counts its wakes, and the counter.
+pub fn counting_waker() -> (std::task::Waker, Counter) {
+    struct CountWaker(Counter);
+    impl std::task::Wake for CountWaker {
+        fn wake(self: Arc<Self>) {
+            self.0.inc();
+        }
+    }
+    let counter = Counter::new();
+    (
+        std::task::Waker::from(Arc::new(CountWaker(counter.clone()))),
+        counter,
+    )
+}
