@@ -6,7 +6,7 @@
 //! descriptors with it turns it on.
 fn main() {
     println!("cargo:rustc-check-cfg=cfg(tokiwa_io_driver)");
-    let io_features = ["NET", "URING", "SIGNAL"];
+    let io_features = ["NET", "URING", "SIGNAL", "PROCESS"];
     if io_features
         .iter()
         .any(|f| std::env::var_os(format!("CARGO_FEATURE_{f}")).is_some())

@@ -48,8 +48,14 @@ pub use task::spawn;
 
 pub mod io;
 
+#[cfg(feature = "fs")]
+pub mod fs;
+
 #[cfg(feature = "net")]
 pub mod net;
+
+#[cfg(feature = "process")]
+pub mod process;
 
 #[cfg(feature = "signal")]
 pub mod signal;

@@ -1,0 +1,1 @@
+//! Child processes (tokio's `tokio::process` API).
