@@ -5,5 +5,7 @@
 //! closes through the worker's own ring, and uses the blocking pool for the
 //! rest and for callers that are not on a worker.
 mod file;
+#[cfg(feature = "uring")]
+pub(crate) mod ring;
 
 pub use file::File;

@@ -236,6 +236,17 @@ impl Handle {
         let _ = index;
     }
 
+    /// The calling thread is about to let go of worker `index` (its core
+    /// leaves the thread): in io_uring mode the ring's operations in flight
+    /// are cancelled and waited for first (see `uring/op.rs`).
+    pub(crate) fn release(&self, index: usize) {
+        #[cfg(feature = "uring")]
+        if let Some(ring) = self.rings.get(index) {
+            ring.quiesce();
+        }
+        let _ = index;
+    }
+
     /// The I/O driver.
     ///
     /// # Panics

@@ -196,9 +196,10 @@ impl IoState {
             return Err(shutdown_error());
         }
         let generation = registry.next_generation;
-        // Generations stay below 2^31 so no token collides with the
-        // driver's reserved ones at the top of the range.
-        registry.next_generation = generation.wrapping_add(1) & 0x7fff_ffff;
+        // Generations stay below 2^30 so no token collides with the
+        // driver's reserved ones at the top of the range nor has the
+        // operations' bit (`op::OP_BIT`, bit 62).
+        registry.next_generation = generation.wrapping_add(1) & 0x3fff_ffff;
         let entry = registry.slots.vacant_entry();
         let token = entry.key() as u64 | (generation as u64) << 32;
         entry.insert(Slot {

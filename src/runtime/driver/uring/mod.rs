@@ -7,6 +7,8 @@
 //!   the blocking wait;
 //! * `wake.rs`: the eventfd and the driver's metrics;
 //! * `io.rs`: readiness of I/O resources through multishot polls;
+//! * `op.rs`: operations that own their memory until they complete (file
+//!   reads and writes, opens, `statx`, `fsync`, closes);
 //! * the wake protocol itself is `runtime/park/ring_wake.rs`, apart from
 //!   the ring so that loom can check it.
 //!
@@ -28,6 +30,7 @@
 //! `ring.rs`).
 mod home;
 mod io;
+pub(crate) mod op;
 pub(crate) mod probe;
 mod ring;
 mod wake;
@@ -60,6 +63,7 @@ pub(crate) struct Worker {
     setup_flags: u32,
     waker: wake::Waker,
     io: io::IoState,
+    ops: op::OpTable,
 }
 
 /// The parker of a worker in io_uring mode.
@@ -87,6 +91,7 @@ impl Worker {
             closed: std::sync::atomic::AtomicBool::new(false),
             waker,
             io: io::IoState::new(),
+            ops: op::OpTable::default(),
         }))
     }
 
@@ -167,6 +172,7 @@ impl Worker {
         }
         let mut scratch = std::mem::take(&mut ring.scratch);
         let n = ring.drain(metrics, |cqe| scratch.cqes.push(cqe));
+        self.ops.complete(&mut scratch.cqes, wakers);
         self.io.complete(&scratch.cqes, wakers, &mut scratch.rearm);
         if !scratch.rearm.is_empty() {
             self.io.rearm(ring, metrics, Some(&scratch.rearm));
@@ -175,6 +181,68 @@ impl Worker {
         scratch.rearm.clear();
         ring.scratch = scratch;
         n
+    }
+
+    pub(crate) fn ops(&self) -> &op::OpTable {
+        &self.ops
+    }
+
+    /// Submits an operation from the ring's owner and reaps at once (a
+    /// read of a cached file has completed by then). Returns its token, or
+    /// `None` when the calling thread does not own the ring.
+    ///
+    /// # Safety
+    ///
+    /// The memory and descriptors `entry` references stay valid until the
+    /// operation's completion has been reaped (see `op.rs`).
+    pub(crate) unsafe fn start_op(&self, entry: io_uring::squeue::Entry) -> Option<u64> {
+        let mut wakers = Vec::new();
+        let token = self.with_owned_ring(|ring| {
+            let metrics = &self.waker.metrics;
+            let token = self.ops.insert();
+            ring.push(&entry.user_data(token), metrics);
+            if let Err(e) = ring.submit(metrics) {
+                if e.raw_os_error() != Some(libc::EBUSY) {
+                    panic!("tokiwa worker {}: io_uring_enter failed: {e}", self.index);
+                }
+            }
+            self.reap(ring, &mut wakers);
+            token
+        });
+        for waker in wakers {
+            waker.wake();
+        }
+        token
+    }
+
+    /// The calling thread is about to let go of this worker's ring (its
+    /// core leaves the thread): cancels the operations in flight and waits
+    /// for their completions, so the ring holds no memory when another
+    /// thread replaces it or shutdown closes it (see `op.rs`).
+    pub(crate) fn quiesce(&self) {
+        if self.ops.in_flight() == 0 {
+            return;
+        }
+        let mut wakers = Vec::new();
+        self.with_owned_ring(|ring| {
+            let metrics = &self.waker.metrics;
+            for token in self.ops.in_flight_tokens() {
+                let cancel = io_uring::opcode::AsyncCancel::new(token)
+                    .build()
+                    .user_data(ring::CANCEL_TOKEN);
+                ring.push(&cancel, metrics);
+            }
+            loop {
+                self.reap(ring, &mut wakers);
+                if self.ops.in_flight() == 0 {
+                    break;
+                }
+                ring.wait_for_completion(metrics);
+            }
+        });
+        for waker in wakers {
+            waker.wake();
+        }
     }
 
     fn park(&self, timeout: Option<Duration>) -> bool {
@@ -291,6 +359,16 @@ impl Worker {
         self.closed
             .store(true, std::sync::atomic::Ordering::Release);
         let ring = self.ring.lock().unwrap().take();
+        if self.ops.in_flight() != 0 {
+            // Every owner quiesces its ring before letting go of it, so
+            // this does not happen; if it did, the kernel could still write
+            // into the operations' memory after the close (the ring's
+            // teardown is asynchronous), so the ring is left open and its
+            // operations' data stays in the table: a leak, never a
+            // use-after-free.
+            std::mem::forget(ring);
+            return;
+        }
         drop(ring);
     }
 }

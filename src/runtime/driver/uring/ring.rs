@@ -178,10 +178,10 @@ impl Ring {
     /// into the backlog and the submit retried, so nothing is dropped.
     pub(crate) fn push(&mut self, entry: &squeue::Entry, metrics: &UringMetrics) {
         loop {
-            // SAFETY: the entries this driver pushes reference no memory
-            // (polls and cancels carry a descriptor and a token), and the
+            // SAFETY: polls and cancels reference no memory, and a poll's
             // descriptor stays open until the kernel has resolved it (see
-            // `io.rs`).
+            // `io.rs`); an operation's memory and descriptor live until its
+            // completion (`Worker::start_op`'s contract, see `op.rs`).
             if unsafe { self.uring.submission().push(entry) }.is_ok() {
                 return;
             }
@@ -309,6 +309,19 @@ impl Ring {
             .user_data(CANCEL_TOKEN);
         self.push(&cancel, metrics);
         self.submit(metrics).is_ok()
+    }
+
+    /// Blocks until at least one completion is in the CQ (submitting what
+    /// is queued). For [`super::Worker::quiesce`]; a wakeup of the worker
+    /// (the wake poll's completion) also ends it.
+    pub(crate) fn wait_for_completion(&mut self, metrics: &UringMetrics) {
+        self.arm_wake_poll(metrics);
+        UringMetrics::add(&metrics.enters, 1);
+        match self.uring.submitter().submit_and_wait(1) {
+            Ok(_) => {}
+            Err(e) if matches!(e.raw_os_error(), Some(libc::EINTR | libc::EBUSY)) => {}
+            Err(e) => panic!("tokiwa: io_uring wait failed: {e}"),
+        }
     }
 
     pub(crate) fn is_cq_empty(&mut self) -> bool {

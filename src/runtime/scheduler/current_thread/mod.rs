@@ -288,6 +288,9 @@ impl Handle {
                     return;
                 };
                 if let Some(core) = cx.core.borrow_mut().take() {
+                    // Before the core can move to another thread: no
+                    // operation may stay in flight in this thread's ring.
+                    self.handle.driver.release(0);
                     self.handle.metrics.poll_count.store(core.polls, Relaxed);
                     self.handle.put_core(core);
                 }

@@ -213,6 +213,7 @@ pub(crate) fn run(handle: Arc<Handle>, core: Box<Core>) {
             unreachable!()
         };
         if let Some(core) = cx.run(core) {
+            cx.handle.driver.release(core.index);
             cx.handle.shutdown_core(core);
         }
     });
@@ -453,6 +454,7 @@ impl Context {
     /// this thread holds no core (it is already blocking).
     pub(crate) fn hand_off_core(&self) -> Option<super::CoreSlot> {
         let mut core = self.core.borrow_mut().take()?;
+        self.handle.driver.release(core.index);
         // The LIFO slot is not stealable: queue its task where others can
         // take it while the core is in transit.
         if let Some(task) = core.lifo_slot.take() {

@@ -1,0 +1,435 @@
+//! File operations through the calling worker's ring (io_uring mode).
+//!
+//! Each function runs one operation as an [`Op`] (see
+//! `runtime/driver/uring/op.rs`: the operation owns its buffer, path and
+//! file until the kernel completes it, also when its future is dropped)
+//! and returns `Err` with its inputs when no ring can run it here: the
+//! runtime runs in legacy mode, or the caller is not a worker (a thread
+//! inside `block_on` of a multi-thread runtime, a blocking-pool thread).
+//! The caller then does the same work on the blocking pool.
+//!
+//! Reads and writes go at the file's current position (offset `-1`,
+//! `IORING_FEAT_RW_CUR_POS`), so they mix with `seek` and with std's
+//! calls on the same descriptor exactly as `read(2)` and `write(2)` do.
+use crate::runtime::driver::uring::op::{Op, OpData};
+use io_uring::{opcode, squeue, types};
+use std::ffi::CString;
+use std::fs::File as StdFile;
+use std::io;
+use std::mem::MaybeUninit;
+use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::sync::Arc;
+
+/// `offset` of a read or write at the file's current position.
+const CURRENT_POSITION: u64 = u64::MAX;
+
+/// The most one read or write asks for (the kernel caps a transfer at
+/// `MAX_RW_COUNT`, just under 2 GiB, anyway).
+const MAX_TRANSFER: usize = 1 << 30;
+
+fn result(res: i32) -> io::Result<u32> {
+    if res < 0 {
+        Err(io::Error::from_raw_os_error(-res))
+    } else {
+        Ok(res as u32)
+    }
+}
+
+fn c_path(path: &Path) -> io::Result<CString> {
+    CString::new(path.as_os_str().as_bytes()).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "file name contained an unexpected NUL byte",
+        )
+    })
+}
+
+struct Read {
+    file: Arc<StdFile>,
+    buf: Vec<u8>,
+    len: u32,
+}
+
+// SAFETY: the entry points into `buf`'s spare capacity (reserved before the
+// operation, so the heap block neither moves nor shrinks while `self` lives)
+// and names `file`'s descriptor, kept open by the `Arc`.
+unsafe impl OpData for Read {
+    fn entry(&mut self) -> squeue::Entry {
+        let spare = self.buf.spare_capacity_mut();
+        debug_assert!(spare.len() >= self.len as usize);
+        opcode::Read::new(
+            types::Fd(self.file.as_raw_fd()),
+            spare.as_mut_ptr().cast(),
+            self.len,
+        )
+        .offset(CURRENT_POSITION)
+        .build()
+    }
+}
+
+/// Reads up to `len` bytes at the file's position, appended to `buf`.
+/// Returns how many were read, and the buffer.
+pub(crate) async fn read(
+    file: Arc<StdFile>,
+    mut buf: Vec<u8>,
+    len: usize,
+) -> Result<(io::Result<usize>, Vec<u8>), (Arc<StdFile>, Vec<u8>)> {
+    let len = len.min(MAX_TRANSFER);
+    buf.reserve(len);
+    let op = Read {
+        file,
+        buf,
+        len: len as u32,
+    };
+    match Op::new(op).await {
+        Ok((res, mut op)) => {
+            let n = result(res).map(|n| n as usize);
+            if let Ok(n) = n {
+                // SAFETY: the kernel initialised `n` bytes of the spare
+                // capacity (at most `len`, which was reserved).
+                unsafe { op.buf.set_len(op.buf.len() + n) };
+            }
+            Ok((n, op.buf))
+        }
+        Err(op) => Err((op.file, op.buf)),
+    }
+}
+
+struct Write {
+    file: Arc<StdFile>,
+    buf: Vec<u8>,
+    /// Bytes of `buf` already written.
+    done: usize,
+}
+
+// SAFETY: the entry points into `buf`'s initialised bytes (a heap block
+// that does not move while `self` lives) and names `file`'s descriptor,
+// kept open by the `Arc`.
+unsafe impl OpData for Write {
+    fn entry(&mut self) -> squeue::Entry {
+        let rest = &self.buf[self.done..];
+        let len = rest.len().min(MAX_TRANSFER) as u32;
+        opcode::Write::new(types::Fd(self.file.as_raw_fd()), rest.as_ptr(), len)
+            .offset(CURRENT_POSITION)
+            .build()
+    }
+
+    /// A write whose `File` was dropped is still finished (tokio's `File`
+    /// finishes a write in the background too): if the ring was let go
+    /// before it ran or it was short, the rest is written here.
+    fn complete_abandoned(mut self, res: i32) {
+        if res > 0 {
+            self.done += res as usize;
+        }
+        if self.done < self.buf.len() && (res > 0 || res == -libc::ECANCELED) {
+            use std::io::Write as _;
+            let _ = (&*self.file).write_all(&self.buf[self.done..]);
+        }
+    }
+}
+
+/// Writes all of `buf` at the file's position. Returns the buffer (for
+/// reuse) with the outcome; `Err` when no ring runs it here, with what is
+/// left to write from `done` on.
+pub(crate) async fn write_all(
+    file: Arc<StdFile>,
+    buf: Vec<u8>,
+) -> Result<(io::Result<()>, Vec<u8>), (Arc<StdFile>, Vec<u8>, usize)> {
+    let mut op = Write { file, buf, done: 0 };
+    while op.done < op.buf.len() {
+        match Op::new(op).await {
+            Ok((res, back)) => {
+                op = back;
+                match result(res) {
+                    Ok(0) => return Ok((Err(io::ErrorKind::WriteZero.into()), op.buf)),
+                    Ok(n) => op.done += n as usize,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => return Ok((Err(e), op.buf)),
+                }
+            }
+            Err(op) => return Err((op.file, op.buf, op.done)),
+        }
+    }
+    Ok((Ok(()), op.buf))
+}
+
+struct Open {
+    path: CString,
+    flags: i32,
+    mode: u32,
+}
+
+// SAFETY: the entry points at `path`'s heap bytes, which live as long as
+// `self`; the directory is `AT_FDCWD`, no descriptor.
+unsafe impl OpData for Open {
+    fn entry(&mut self) -> squeue::Entry {
+        opcode::OpenAt::new(types::Fd(libc::AT_FDCWD), self.path.as_ptr())
+            .flags(self.flags | libc::O_CLOEXEC)
+            .mode(self.mode)
+            .build()
+    }
+
+    /// An open whose future was dropped after the kernel opened the file:
+    /// the descriptor belongs to nobody, so it is closed here.
+    fn complete_abandoned(self, res: i32) {
+        if res >= 0 {
+            // SAFETY: the kernel just created descriptor `res` for this
+            // operation and nobody else has seen it.
+            drop(unsafe { OwnedFd::from_raw_fd(res) });
+        }
+    }
+}
+
+/// Opens `path` with `open(2)` flags and mode. `Err(())`: no ring here.
+pub(crate) async fn open(path: &Path, flags: i32, mode: u32) -> Result<io::Result<StdFile>, ()> {
+    let path = match c_path(path) {
+        Ok(path) => path,
+        Err(e) => return Ok(Err(e)),
+    };
+    match Op::new(Open { path, flags, mode }).await {
+        // SAFETY: a successful open returns a new descriptor that this
+        // call owns.
+        Ok((res, _)) => Ok(result(res).map(|fd| unsafe { StdFile::from_raw_fd(fd as RawFd) })),
+        Err(_) => Err(()),
+    }
+}
+
+struct Statx {
+    path: CString,
+    flags: i32,
+    out: Box<MaybeUninit<libc::statx>>,
+}
+
+// SAFETY: the entry points at `path`'s heap bytes and at the boxed `out`,
+// both living as long as `self`; the directory is `AT_FDCWD`.
+unsafe impl OpData for Statx {
+    fn entry(&mut self) -> squeue::Entry {
+        opcode::Statx::new(
+            types::Fd(libc::AT_FDCWD),
+            self.path.as_ptr(),
+            self.out.as_mut_ptr().cast(),
+        )
+        .flags(self.flags)
+        .mask(libc::STATX_TYPE | libc::STATX_SIZE)
+        .build()
+    }
+}
+
+/// `statx(2)` of `path` (following symlinks when `follow`): its type and
+/// size. `Err(())`: no ring here.
+pub(crate) async fn statx(path: &Path, follow: bool) -> Result<io::Result<libc::statx>, ()> {
+    let path = match c_path(path) {
+        Ok(path) => path,
+        Err(e) => return Ok(Err(e)),
+    };
+    let flags = if follow { 0 } else { libc::AT_SYMLINK_NOFOLLOW };
+    let op = Statx {
+        path,
+        flags,
+        out: Box::new(MaybeUninit::uninit()),
+    };
+    match Op::new(op).await {
+        Ok((res, op)) => Ok(result(res).map(|_| {
+            // SAFETY: a successful statx filled the buffer.
+            unsafe { op.out.assume_init_read() }
+        })),
+        Err(_) => Err(()),
+    }
+}
+
+struct Fsync {
+    file: Arc<StdFile>,
+    datasync: bool,
+}
+
+// SAFETY: no memory; the descriptor is kept open by the `Arc`.
+unsafe impl OpData for Fsync {
+    fn entry(&mut self) -> squeue::Entry {
+        let flags = if self.datasync {
+            types::FsyncFlags::DATASYNC
+        } else {
+            types::FsyncFlags::empty()
+        };
+        opcode::Fsync::new(types::Fd(self.file.as_raw_fd()))
+            .flags(flags)
+            .build()
+    }
+}
+
+/// `fsync(2)` (`fdatasync` when `datasync`). `Err`: no ring here.
+pub(crate) async fn fsync(
+    file: Arc<StdFile>,
+    datasync: bool,
+) -> Result<io::Result<()>, Arc<StdFile>> {
+    match Op::new(Fsync { file, datasync }).await {
+        Ok((res, _)) => Ok(result(res).map(|_| ())),
+        Err(op) => Err(op.file),
+    }
+}
+
+struct Close {
+    fd: RawFd,
+}
+
+// SAFETY: no memory; the descriptor is owned by this operation (taken out
+// of its `OwnedFd`), closed by the kernel or by `complete_abandoned`.
+unsafe impl OpData for Close {
+    fn entry(&mut self) -> squeue::Entry {
+        opcode::Close::new(types::Fd(self.fd)).build()
+    }
+
+    fn complete_abandoned(self, res: i32) {
+        if res == -libc::ECANCELED {
+            // The kernel never ran it (its ring was let go first).
+            // SAFETY: the descriptor is still this operation's.
+            drop(unsafe { OwnedFd::from_raw_fd(self.fd) });
+        }
+    }
+}
+
+/// Closes `fd` through the calling worker's ring without waiting for it;
+/// `Err(fd)` when no ring runs it here.
+pub(crate) fn close(fd: OwnedFd) -> Result<(), OwnedFd> {
+    use std::future::Future;
+    use std::task::{Context, Poll, Waker};
+    let mut op = std::pin::pin!(Op::new(Close {
+        fd: fd.into_raw_fd()
+    }));
+    // One poll submits it (and, for a close, usually completes it);
+    // dropping the future then abandons it to the table, which releases
+    // the descriptor if the kernel never ran the close.
+    match op.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(Err(close)) => {
+            // SAFETY: not submitted: the descriptor is still ours.
+            Err(unsafe { OwnedFd::from_raw_fd(close.fd) })
+        }
+        _ => Ok(()),
+    }
+}
+
+#[cfg(all(test, not(tokiwa_loom)))]
+mod tests {
+    use super::*;
+    use crate::runtime::{Builder, Driver, Runtime};
+    use std::io::{Read as _, Write as _};
+
+    fn uring_runtime() -> Option<Runtime> {
+        Builder::new_current_thread()
+            .driver(Driver::Uring)
+            .build()
+            .ok()
+    }
+
+    fn temp_path(name: &str) -> std::path::PathBuf {
+        std::env::temp_dir().join(format!("tokiwa-ring-{}-{name}", std::process::id()))
+    }
+
+    /// A FIFO opened read-write: a read on it waits until someone writes,
+    /// so it stays in flight as long as the test wants.
+    fn fifo(name: &str) -> (std::path::PathBuf, Arc<StdFile>) {
+        let path = temp_path(name);
+        let _ = std::fs::remove_file(&path);
+        let c = c_path(&path).unwrap();
+        // SAFETY: a plain syscall on a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&path)
+            .unwrap();
+        (path, Arc::new(file))
+    }
+
+    #[test]
+    fn open_write_read_statx_fsync_close_on_the_ring() {
+        let Some(rt) = uring_runtime() else {
+            eprintln!("io_uring unavailable: skipped");
+            return;
+        };
+        let path = temp_path("roundtrip");
+        rt.block_on(async {
+            let flags = libc::O_RDWR | libc::O_CREAT | libc::O_TRUNC;
+            let file = Arc::new(open(&path, flags, 0o644).await.unwrap().unwrap());
+            let data: Vec<u8> = (0..100_000u32).map(|i| (i * 7 % 251) as u8).collect();
+            let (res, _) = write_all(file.clone(), data.clone()).await.unwrap();
+            res.unwrap();
+            fsync(file.clone(), false).await.unwrap().unwrap();
+            let stx = statx(&path, true).await.unwrap().unwrap();
+            assert_eq!(stx.stx_size, data.len() as u64);
+            assert_eq!(u32::from(stx.stx_mode) & libc::S_IFMT, libc::S_IFREG);
+            // Back to the start, then read it all through the ring.
+            std::io::Seek::seek(&mut &*file, std::io::SeekFrom::Start(0)).unwrap();
+            let mut back = Vec::new();
+            loop {
+                let (n, buf) = read(file.clone(), back, 4096).await.unwrap();
+                back = buf;
+                if n.unwrap() == 0 {
+                    break;
+                }
+            }
+            assert_eq!(back, data);
+            let missing = statx(&temp_path("missing"), true).await.unwrap();
+            assert_eq!(missing.unwrap_err().kind(), io::ErrorKind::NotFound);
+            let missing = open(&temp_path("missing"), libc::O_RDONLY, 0).await.unwrap();
+            assert_eq!(missing.unwrap_err().kind(), io::ErrorKind::NotFound);
+            let file = Arc::try_unwrap(file).unwrap();
+            assert!(close(OwnedFd::from(file)).is_ok());
+        });
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn a_dropped_read_keeps_its_buffer_until_the_ring_is_let_go() {
+        let Some(rt) = uring_runtime() else {
+            return;
+        };
+        let (path, file) = fifo("dropped");
+        let worker = rt.handle().inner.driver().ring(0).unwrap().clone();
+        rt.block_on(async {
+            let mut fut = std::pin::pin!(read(file.clone(), Vec::new(), 64));
+            // Submitted and waiting on the empty FIFO.
+            assert!(futures_poll_once(fut.as_mut()).is_pending());
+            assert_eq!(worker.ops().in_flight(), 1);
+        });
+        // The future was dropped inside `block_on`; the end of `block_on`
+        // cancelled the read and waited for its completion, which freed
+        // the abandoned buffer.
+        assert_eq!(worker.ops().in_flight(), 0);
+        (&*file).write_all(b"x").unwrap();
+        let mut one = [0u8; 1];
+        (&*file).read_exact(&mut one).unwrap();
+        assert_eq!(&one, b"x", "the cancelled read consumed nothing");
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn a_read_in_flight_when_block_on_ends_restarts_on_the_next_thread() {
+        let Some(rt) = uring_runtime() else {
+            return;
+        };
+        let (path, file) = fifo("restart");
+        let reader = rt.spawn(read(file.clone(), Vec::new(), 64));
+        // Runs the task once: its read is submitted, then `block_on`
+        // returns and lets go of the ring (cancelling the read).
+        rt.block_on(crate::task::yield_now());
+        (&*file).write_all(b"hello").unwrap();
+        // Another thread drives the runtime now: the task's read starts
+        // again on that thread's fresh ring and finds the data.
+        let rt = Arc::new(rt);
+        let rt2 = rt.clone();
+        let (n, buf) = std::thread::spawn(move || rt2.block_on(reader).unwrap().unwrap())
+            .join()
+            .unwrap();
+        assert_eq!(n.unwrap(), 5);
+        assert_eq!(buf, b"hello");
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    fn futures_poll_once<F: std::future::Future>(
+        fut: std::pin::Pin<&mut F>,
+    ) -> std::task::Poll<F::Output> {
+        fut.poll(&mut std::task::Context::from_waker(std::task::Waker::noop()))
+    }
+}

@@ -1,0 +1,310 @@
+//! Kernel operations through a worker's ring that own their memory until
+//! the kernel completes them (reads and writes of files, opens, `statx`,
+//! `fsync`, closes).
+//!
+//! Unlike the readiness polls of `io.rs`, such an operation gives the kernel
+//! a pointer (the buffer of a read, the path of an open), so the memory
+//! must outlive the operation, not the future that started it. The rules,
+//! after tokio-uring's design notes:
+//!
+//! * **The operation owns its data** ([`OpData`]): buffers, paths and the
+//!   file it works on (an `Arc`, so the descriptor stays open) travel in
+//!   the future, in heap allocations that do not move when it moves.
+//! * **A dropped future abandons its data to the table** ([`OpTable`]): the
+//!   slot keeps it until the completion arrives and frees it then. The
+//!   kernel never writes into freed memory and nothing leaks.
+//! * **Only the ring's owner starts an operation**, from a task it polls
+//!   (`SINGLE_ISSUER`). Any other caller (a thread that is not a worker, a
+//!   runtime in legacy mode) gets its data back ([`Op`] resolves to `Err`)
+//!   and does the work another way, on the blocking pool.
+//! * **Completion** lands in the owner's CQ and is routed here by the
+//!   token's [`OP_BIT`]; the result waits in the slot for the future,
+//!   which may by then be polled on another worker (the table is shared).
+//!   A read of a cached file completes during the submit itself, so the
+//!   first poll usually returns the result with no wait.
+//! * **No ring is let go with operations in flight.** The ring belongs to
+//!   its thread; when the core leaves the thread (`block_in_place`, the end
+//!   of a current-thread `block_on`, a worker stopping at shutdown) the
+//!   owner cancels what is in flight and waits for the completions
+//!   ([`super::Worker::quiesce`]), so a replaced or closed ring never holds
+//!   memory. A cancelled operation whose future lives is simply started
+//!   again on its next poll, wherever that is.
+use super::ring::Cqe;
+use crate::runtime::{context, scheduler};
+use io_uring::squeue;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
+
+/// Set in the token of every operation; never in a readiness poll's token
+/// (their generations stay below 2^30) nor in the driver's reserved ones.
+pub(crate) const OP_BIT: u64 = 1 << 62;
+
+/// The data of one kind of operation, and the submission entry it makes.
+///
+/// # Safety
+///
+/// Every pointer that [`OpData::entry`] puts in the entry must point into
+/// memory owned by `self` through a heap allocation (a `Vec`, `Box`,
+/// `CString`, or an `Arc` it holds), which does not move when `self`
+/// moves and stays valid until `self` is dropped. Every descriptor in the
+/// entry must be kept open by `self` (it owns it or holds an `Arc` of its
+/// owner) for as long as `self` lives.
+pub(crate) unsafe trait OpData: Send + Unpin + 'static {
+    /// The entry to submit (its `user_data` is set by the driver). Called
+    /// again when a cancelled operation is started again.
+    fn entry(&mut self) -> squeue::Entry;
+
+    /// The operation completed (result `res`) after its future was
+    /// dropped. By default the data is simply freed; an operation that
+    /// took ownership of a resource (a close takes a descriptor) releases
+    /// it here if the kernel did not (`-ECANCELED`).
+    fn complete_abandoned(self, res: i32)
+    where
+        Self: Sized,
+    {
+        let _ = res;
+    }
+}
+
+/// An abandoned operation's data, type-erased.
+trait Abandoned: Send {
+    fn complete(self: Box<Self>, res: i32);
+}
+
+impl<T: OpData> Abandoned for T {
+    fn complete(self: Box<Self>, res: i32) {
+        (*self).complete_abandoned(res);
+    }
+}
+
+enum Slot {
+    /// In the kernel; the future waits with this waker.
+    Pending(Option<Waker>),
+    /// Completed with this result; the future has not taken it yet.
+    Done(i32),
+    /// The future was dropped: the data is kept until the completion.
+    Abandoned(Box<dyn Abandoned>),
+}
+
+/// The operations of one ring: a slot per operation from its submission
+/// to its completion (or, if the future is still alive then, to the
+/// future's taking the result).
+#[derive(Default)]
+pub(crate) struct OpTable {
+    slots: Mutex<slab::Slab<Slot>>,
+    /// Operations the kernel holds (submitted, not completed). `SeqCst` is
+    /// not needed: it is changed and read under `slots`' lock, except by
+    /// the owner's quick "anything in flight?" check, and only the owner
+    /// starts operations, so its own count is never stale to itself.
+    in_flight: AtomicUsize,
+}
+
+impl OpTable {
+    /// A slot for an operation about to be submitted; returns its token.
+    pub(crate) fn insert(&self) -> u64 {
+        let mut slots = self.slots.lock().unwrap();
+        let index = slots.insert(Slot::Pending(None));
+        self.in_flight.fetch_add(1, Ordering::Relaxed);
+        index as u64 | OP_BIT
+    }
+
+    /// Operations the kernel holds.
+    pub(crate) fn in_flight(&self) -> usize {
+        self.in_flight.load(Ordering::Relaxed)
+    }
+
+    /// The tokens of the operations in flight.
+    pub(crate) fn in_flight_tokens(&self) -> Vec<u64> {
+        let slots = self.slots.lock().unwrap();
+        slots
+            .iter()
+            .filter(|(_, slot)| !matches!(slot, Slot::Done(_)))
+            .map(|(index, _)| index as u64 | OP_BIT)
+            .collect()
+    }
+
+    /// Applies the completions of operations in `cqes` (the others stay);
+    /// collects the wakers to call.
+    pub(crate) fn complete(&self, cqes: &mut Vec<Cqe>, wakers: &mut Vec<Waker>) {
+        if !cqes.iter().any(|cqe| cqe.user_data & OP_BIT != 0) {
+            return;
+        }
+        let mut abandoned = Vec::new();
+        let mut slots = self.slots.lock().unwrap();
+        cqes.retain(|cqe| {
+            if cqe.user_data & OP_BIT == 0 || cqe.user_data >> 63 != 0 {
+                return true;
+            }
+            let index = (cqe.user_data & !OP_BIT) as usize;
+            let Some(slot) = slots.get_mut(index) else {
+                return false;
+            };
+            self.in_flight.fetch_sub(1, Ordering::Relaxed);
+            match std::mem::replace(slot, Slot::Done(cqe.res)) {
+                Slot::Pending(waker) => wakers.extend(waker),
+                // Nobody waits: the data (and with it a buffer the kernel
+                // wrote into) is released now that the kernel is done with
+                // it, after the lock.
+                Slot::Abandoned(data) => {
+                    slots.remove(index);
+                    abandoned.push((data, cqe.res));
+                }
+                Slot::Done(_) => unreachable!("two completions for one operation"),
+            }
+            false
+        });
+        drop(slots);
+        for (data, res) in abandoned {
+            data.complete(res);
+        }
+    }
+
+    /// The future of `token` asks for its result.
+    fn poll(&self, token: u64, cx: &mut Context<'_>) -> Poll<i32> {
+        let index = (token & !OP_BIT) as usize;
+        let mut slots = self.slots.lock().unwrap();
+        match &mut slots[index] {
+            Slot::Done(res) => {
+                let res = *res;
+                slots.remove(index);
+                Poll::Ready(res)
+            }
+            Slot::Pending(waker) => {
+                match waker {
+                    Some(w) if w.will_wake(cx.waker()) => {}
+                    _ => *waker = Some(cx.waker().clone()),
+                }
+                Poll::Pending
+            }
+            Slot::Abandoned(_) => unreachable!("a live future's operation was abandoned"),
+        }
+    }
+
+    /// The future of `token` is dropped with its operation unfinished or
+    /// its result untaken; `data` is kept until the completion if needed.
+    fn abandon(&self, token: u64, data: Box<dyn Abandoned>) {
+        let index = (token & !OP_BIT) as usize;
+        let mut slots = self.slots.lock().unwrap();
+        match slots[index] {
+            Slot::Done(res) => {
+                slots.remove(index);
+                drop(slots);
+                // The kernel is done with it: release it outside the lock.
+                data.complete(res);
+            }
+            Slot::Pending(_) => slots[index] = Slot::Abandoned(data),
+            Slot::Abandoned(_) => unreachable!("an operation abandoned twice"),
+        }
+    }
+}
+
+impl std::fmt::Debug for OpTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpTable")
+            .field("in_flight", &self.in_flight())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The ring of the worker the calling thread drives, if the current
+/// runtime runs in io_uring mode and this thread holds a worker's core.
+fn current_worker() -> Option<Arc<super::Worker>> {
+    let index = crate::runtime::worker_index()?;
+    context::with_current(|handle: &scheduler::Handle| handle.driver().ring(index).cloned())
+        .ok()
+        .flatten()
+}
+
+/// An operation on the calling worker's ring; resolves to the kernel's
+/// result (a negated errno when negative) and the data, or to `Err(data)`
+/// when no ring can run it here (the caller then does it another way).
+pub(crate) struct Op<T: OpData> {
+    state: State<T>,
+}
+
+enum State<T> {
+    Start(T),
+    InFlight {
+        worker: Arc<super::Worker>,
+        token: u64,
+        data: T,
+    },
+    Finished,
+}
+
+impl<T: OpData> Op<T> {
+    pub(crate) fn new(data: T) -> Op<T> {
+        Op {
+            state: State::Start(data),
+        }
+    }
+}
+
+impl<T: OpData> Future for Op<T> {
+    type Output = Result<(i32, T), T>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.get_mut();
+        loop {
+            match std::mem::replace(&mut this.state, State::Finished) {
+                State::Start(mut data) => {
+                    let Some(worker) = current_worker() else {
+                        return Poll::Ready(Err(data));
+                    };
+                    let entry = data.entry();
+                    // SAFETY: `OpData`'s contract: the entry's memory and
+                    // descriptors live as long as `data`, which stays in
+                    // this future until the completion, or is abandoned to
+                    // the table (kept until the completion) when dropped.
+                    match unsafe { worker.start_op(entry) } {
+                        Some(token) => {
+                            this.state = State::InFlight {
+                                worker,
+                                token,
+                                data,
+                            };
+                        }
+                        None => return Poll::Ready(Err(data)),
+                    }
+                }
+                State::InFlight {
+                    worker,
+                    token,
+                    data,
+                } => match worker.ops().poll(token, cx) {
+                    // Cancelled because its ring was let go (see the
+                    // module docs): start it again here.
+                    Poll::Ready(res) if res == -libc::ECANCELED => {
+                        this.state = State::Start(data);
+                    }
+                    Poll::Ready(res) => return Poll::Ready(Ok((res, data))),
+                    Poll::Pending => {
+                        this.state = State::InFlight {
+                            worker,
+                            token,
+                            data,
+                        };
+                        return Poll::Pending;
+                    }
+                },
+                State::Finished => panic!("`Op` polled after completion"),
+            }
+        }
+    }
+}
+
+impl<T: OpData> Drop for Op<T> {
+    fn drop(&mut self) {
+        if let State::InFlight {
+            worker,
+            token,
+            data,
+        } = std::mem::replace(&mut self.state, State::Finished)
+        {
+            worker.ops().abandon(token, Box::new(data));
+        }
+    }
+}
