@@ -65,14 +65,26 @@ impl Rng {
 /// must agree.
 async fn interleave_against_model(dir: &TempDir, seed: u64, max_buf_size: usize) {
     let initial = pattern(3000, seed);
-    let (ours, model) = (dir.join(&format!("ours-{seed}")), dir.join(&format!("model-{seed}")));
+    let (ours, model) = (
+        dir.join(&format!("ours-{seed}")),
+        dir.join(&format!("model-{seed}")),
+    );
     std::fs::write(&ours, &initial).unwrap();
     std::fs::write(&model, &initial).unwrap();
 
-    let mut file = OpenOptions::new().read(true).write(true).open(&ours).await.unwrap();
+    let mut file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&ours)
+        .await
+        .unwrap();
     file.set_max_buf_size(max_buf_size);
     assert_eq!(file.max_buf_size(), max_buf_size);
-    let mut std = std::fs::OpenOptions::new().read(true).write(true).open(&model).unwrap();
+    let mut std = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&model)
+        .unwrap();
     let mut rng = Rng(seed | 1);
 
     for step in 0..400 {
@@ -113,9 +125,15 @@ async fn interleave_against_model(dir: &TempDir, seed: u64, max_buf_size: usize)
         }
     }
     file.flush().await.unwrap();
-    assert_eq!(file.stream_position().await.unwrap(), std.stream_position().unwrap());
+    assert_eq!(
+        file.stream_position().await.unwrap(),
+        std.stream_position().unwrap()
+    );
     drop(file);
-    assert_eq!(std::fs::read(&ours).unwrap(), std::fs::read(&model).unwrap());
+    assert_eq!(
+        std::fs::read(&ours).unwrap(),
+        std::fs::read(&model).unwrap()
+    );
 }
 
 async fn read_up_to(file: &mut File, buf: &mut [u8]) -> usize {
@@ -328,7 +346,10 @@ fn a_write_reported_done_survives_runtime_shutdown() {
     let dir = TempDir::new("shutdown");
     let path = dir.join("f");
     let data = pattern(1 << 20, 9);
-    let rt = tokiwa::runtime::Builder::new_multi_thread().worker_threads(1).build().unwrap();
+    let rt = tokiwa::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .build()
+        .unwrap();
     rt.block_on(async {
         let mut file = File::create(&path).await.unwrap();
         assert_eq!(file.write(&data).await.unwrap(), data.len());

@@ -154,7 +154,9 @@ rt_test! {
 }
 
 #[test]
-#[should_panic(expected = "there is no reactor running, must be called from the context of a Tokio 1.x runtime")]
+#[should_panic(
+    expected = "there is no reactor running, must be called from the context of a Tokio 1.x runtime"
+)]
 fn panics_outside_a_runtime() {
     let _ = futures::executor::block_on(fs::read("/nonexistent"));
 }
@@ -164,7 +166,9 @@ fn a_blocking_task_that_never_runs_is_background_task_failed() {
     let dir = TempDir::new("dead-pool");
     let path = dir.join("f");
     std::fs::write(&path, b"1234").unwrap();
-    let rt = tokiwa::runtime::Builder::new_multi_thread().build().unwrap();
+    let rt = tokiwa::runtime::Builder::new_multi_thread()
+        .build()
+        .unwrap();
     let handle = rt.handle().clone();
     rt.shutdown_timeout(std::time::Duration::ZERO);
     let _enter = handle.enter();

@@ -166,10 +166,23 @@ fn echo(case: &str) {
     let out = child.wait_with_output().unwrap();
     writer.join().unwrap();
     let stderr_text = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{case}: {}\n{}", out.status, stderr_text.chars().take(4000).collect::<String>());
+    assert!(
+        out.status.success(),
+        "{case}: {}\n{}",
+        out.status,
+        stderr_text.chars().take(4000).collect::<String>()
+    );
     assert!(stderr_text.contains(&format!("child case {case}: ok")));
-    assert_eq!(checksum(framed(&out.stdout)), checksum(&input), "{case}: stdout");
-    assert_eq!(checksum(framed(&out.stderr)), checksum(&pattern(STDERR_LEN, 2)), "{case}: stderr");
+    assert_eq!(
+        checksum(framed(&out.stdout)),
+        checksum(&input),
+        "{case}: stdout"
+    );
+    assert_eq!(
+        checksum(framed(&out.stderr)),
+        checksum(&pattern(STDERR_LEN, 2)),
+        "{case}: stderr"
+    );
 }
 
 fn broken_pipe(case: &str) {
@@ -181,14 +194,20 @@ fn broken_pipe(case: &str) {
     let mut stderr_lines = BufReader::new(child.stderr.take().unwrap());
     let mut stderr = String::new();
     while !stderr.ends_with("ready\n") {
-        assert!(stderr_lines.read_line(&mut stderr).unwrap() > 0, "{case}: {stderr}");
+        assert!(
+            stderr_lines.read_line(&mut stderr).unwrap() > 0,
+            "{case}: {stderr}"
+        );
     }
     drop(child.stdout.take());
     stdin.write_all(b"go").unwrap();
     drop(stdin);
     stderr_lines.read_to_string(&mut stderr).unwrap();
     let status = child.wait().unwrap();
-    assert!(status.success() && stderr.contains(&format!("child case {case}: ok")), "{case}: {status}\n{stderr}");
+    assert!(
+        status.success() && stderr.contains(&format!("child case {case}: ok")),
+        "{case}: {status}\n{stderr}"
+    );
 }
 
 #[test]
@@ -219,7 +238,9 @@ fn echo_and_broken_pipe_on_io_uring() {
 }
 
 #[test]
-#[should_panic(expected = "there is no reactor running, must be called from the context of a Tokio 1.x runtime")]
+#[should_panic(
+    expected = "there is no reactor running, must be called from the context of a Tokio 1.x runtime"
+)]
 fn stdout_outside_a_runtime_panics() {
     let mut out = tokiwa::io::stdout();
     let _ = futures::executor::block_on(out.write_all(b"hello\n"));
