@@ -3,7 +3,7 @@
 //! The kernel offers no readiness for regular files (`epoll` refuses them),
 //! so every operation here is a blocking system call run somewhere other
 //! than the worker. In legacy mode that is the blocking pool, as in tokio:
-//! each free function is one closure handed to [`asyncify`], and `File`
+//! each free function is one closure handed to `asyncify`, and `File`
 //! keeps one operation in flight at a time (see `file.rs`). io_uring mode
 //! can run `File`'s reads and writes through the worker's ring instead; the
 //! place where it plugs in is `file/op.rs` (`InFlight`), and the free
