@@ -22,11 +22,18 @@ use crate::io::ReadBuf;
 pub(crate) const DEFAULT_MAX_BUF_SIZE: usize = 2 * 1024 * 1024;
 
 /// Owned bytes in transit between a task and a blocking operation.
+///
+/// `storage` is always fully initialised (it only grows, by zeroing the
+/// new part once), so a read can be handed a plain `&mut [u8]` with no
+/// unsafe code and no memset per operation; the data is
+/// `storage[pos..end]`.
 #[derive(Debug)]
 pub(crate) struct Buf {
-    buf: Vec<u8>,
-    /// Bytes of `buf` already handed to the reader.
+    storage: Vec<u8>,
+    /// Bytes before `pos` were already handed to the reader.
     pos: usize,
+    /// End of the data.
+    end: usize,
 }
 
 /// Retries `f` while it fails with `Interrupted`.
@@ -42,8 +49,9 @@ fn uninterruptibly<T>(mut f: impl FnMut() -> io::Result<T>) -> io::Result<T> {
 impl Buf {
     pub(crate) fn with_capacity(n: usize) -> Buf {
         Buf {
-            buf: Vec::with_capacity(n),
+            storage: vec![0; n],
             pos: 0,
+            end: 0,
         }
     }
 
@@ -53,11 +61,27 @@ impl Buf {
     }
 
     pub(crate) fn len(&self) -> usize {
-        self.buf.len() - self.pos
+        self.end - self.pos
     }
 
     fn bytes(&self) -> &[u8] {
-        &self.buf[self.pos..]
+        &self.storage[self.pos..self.end]
+    }
+
+    fn clear(&mut self) {
+        self.pos = 0;
+        self.end = 0;
+    }
+
+    /// The first `n` bytes of storage, grown (zeroed) if needed; the
+    /// buffer must be empty.
+    fn space(&mut self, n: usize) -> &mut [u8] {
+        debug_assert!(self.is_empty());
+        self.clear();
+        if self.storage.len() < n {
+            self.storage.resize(n, 0);
+        }
+        &mut self.storage[..n]
     }
 
     /// Moves as much buffered read data as fits into `dst`.
@@ -65,9 +89,8 @@ impl Buf {
         let n = cmp::min(self.len(), dst.remaining());
         dst.put_slice(&self.bytes()[..n]);
         self.pos += n;
-        if self.pos == self.buf.len() {
-            self.buf.clear();
-            self.pos = 0;
+        if self.pos == self.end {
+            self.clear();
         }
         n
     }
@@ -77,7 +100,8 @@ impl Buf {
     pub(crate) fn copy_from(&mut self, src: &[u8], max_buf_size: usize) -> usize {
         assert!(self.is_empty());
         let n = cmp::min(src.len(), max_buf_size);
-        self.buf.extend_from_slice(&src[..n]);
+        self.space(n).copy_from_slice(&src[..n]);
+        self.end = n;
         n
     }
 
@@ -90,16 +114,12 @@ impl Buf {
         max_buf_size: usize,
     ) -> io::Result<usize> {
         assert!(self.is_empty());
-        self.buf.clear();
-        self.pos = 0;
-        // Zeroed rather than uninitialised: `Read::read` may read the slice
-        // it is given, and the cost is one memset per refill, beside a
-        // system call.
-        self.buf.resize(max_buf_size, 0);
-        let res = uninterruptibly(|| rd.read(&mut self.buf));
-        match res {
-            Ok(n) => self.buf.truncate(n),
-            Err(_) => self.buf.clear(),
+        let space = self.space(max_buf_size);
+        let res = uninterruptibly(|| rd.read(space));
+        if let Ok(n) = res {
+            // A reader claiming more than it was given is a bug in it; do
+            // not hand out bytes it never wrote.
+            self.end = cmp::min(n, max_buf_size);
         }
         res
     }
@@ -108,8 +128,8 @@ impl Buf {
     /// whatever the outcome.
     pub(crate) fn write_to<T: Write>(&mut self, wr: &mut T) -> io::Result<()> {
         assert_eq!(self.pos, 0);
-        let res = wr.write_all(&self.buf);
-        self.buf.clear();
+        let res = wr.write_all(self.bytes());
+        self.clear();
         res
     }
 }
@@ -120,8 +140,7 @@ impl Buf {
     /// that moves the file position back to where the reader stands.
     pub(crate) fn discard_read(&mut self) -> i64 {
         let unread = -(self.len() as i64);
-        self.buf.clear();
-        self.pos = 0;
+        self.clear();
         unread
     }
 
@@ -132,15 +151,21 @@ impl Buf {
         max_buf_size: usize,
     ) -> usize {
         assert!(self.is_empty());
-        let mut left = max_buf_size;
+        let total = bufs
+            .iter()
+            .fold(0usize, |sum, b| sum.saturating_add(b.len()))
+            .min(max_buf_size);
+        let space = self.space(total);
+        let mut filled = 0;
         for buf in bufs {
-            if left == 0 {
+            let n = cmp::min(buf.len(), total - filled);
+            space[filled..filled + n].copy_from_slice(&buf[..n]);
+            filled += n;
+            if filled == total {
                 break;
             }
-            let n = cmp::min(buf.len(), left);
-            self.buf.extend_from_slice(&buf[..n]);
-            left -= n;
         }
-        max_buf_size - left
+        self.end = total;
+        total
     }
 }
