@@ -12,6 +12,18 @@
 //! another `Way` variant and another branch in the constructors below; the
 //! state machine does not change, because it only ever sees an `InFlight`
 //! that resolves to `(Operation, Buf)`.
+//!
+//! Contract of every way (what the state machine relies on):
+//! * it resolves exactly once, to the outcome and the very `Buf` it was
+//!   given (a read leaves its bytes in it; a write leaves it empty), or to
+//!   an error meaning the buffer is lost;
+//! * dropping the `InFlight` never cancels a write (the caller was told it
+//!   was done) and never frees the buffer or closes the descriptor while
+//!   the kernel may still use them: a ring-backed way keeps both, with its
+//!   completion, until the CQE arrives (ARCHITECTURE.md, section 5);
+//! * the operations run in the order they are started, one at a time per
+//!   `File`, with the descriptor's own offset (not a positioned I/O), so the
+//!   seek accounting in `async_io.rs` stays right.
 use std::fs::File as StdFile;
 use std::future::Future;
 use std::io::{self, SeekFrom};

@@ -11,6 +11,8 @@
 //!           └──── (result, buf, T) ◀────────────┘
 //! ```
 //!
+//! A handle only ever reads (stdin) or only ever writes (stdout,
+//! stderr), so the buffer never holds read data and write data at once.
 //! A read hands out buffered data first. A write waits for the previous
 //! one, copies at most `DEFAULT_MAX_BUF_SIZE` bytes and starts writing them;
 //! `flush` waits for it and then runs `T::flush`.
