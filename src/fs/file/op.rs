@@ -22,8 +22,9 @@
 //!   the kernel may still use them: a ring-backed way keeps both, with its
 //!   completion, until the CQE arrives (ARCHITECTURE.md, section 5);
 //! * the operations run in the order they are started, one at a time per
-//!   `File`, with the descriptor's own offset (not a positioned I/O), so the
-//!   seek accounting in `async_io.rs` stays right.
+//!   `File`, and use and advance the descriptor's own offset (on a ring:
+//!   offset `-1`, i.e. `u64::MAX`), so the seek accounting in `async_io.rs`
+//!   and a clone's shared cursor stay right.
 use std::fs::File as StdFile;
 use std::future::Future;
 use std::io::{self, SeekFrom};
