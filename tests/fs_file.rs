@@ -16,7 +16,7 @@ use std::os::unix::fs::PermissionsExt;
 use support::fs::TempDir;
 use support::net::{pattern, Checksum};
 use tokiwa::fs::{self, File, OpenOptions};
-use tokiwa::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
+use tokiwa::io::{AsyncReadExt, AsyncSeek, AsyncSeekExt, AsyncWriteExt};
 
 fn checksum(bytes: &[u8]) -> Checksum {
     let mut sum = Checksum::new();
@@ -321,6 +321,32 @@ rt_test! {
             let _ = file.sync_all().await;
             let err = file.write(b"x").await.unwrap_err();
             assert_eq!(err.kind(), std::io::ErrorKind::StorageFull);
+        });
+    }
+
+    fn start_seek_while_busy_fails_until_completed() {
+        rt().block_on(async {
+            let dir = TempDir::new("busy-seek");
+            let mut file = File::create(dir.join("f")).await.unwrap();
+            file.write_all(b"abc").await.unwrap();
+            // The write is in flight: tokio's contract is an error, not a
+            // silent reorder.
+            let err = std::pin::Pin::new(&mut file).start_seek(SeekFrom::Start(0)).unwrap_err();
+            assert_eq!(err.kind(), std::io::ErrorKind::Other);
+            // poll_complete collects the write and reports the position.
+            let pos = std::future::poll_fn(|cx| std::pin::Pin::new(&mut file).poll_complete(cx)).await;
+            assert_eq!(pos.unwrap(), 0, "no seek completed yet");
+            assert_eq!(file.seek(SeekFrom::End(0)).await.unwrap(), 3);
+            // Other ways in from descriptors.
+            let fd: std::os::fd::OwnedFd = std::fs::File::open(dir.join("f")).unwrap().into();
+            let mut file = File::from(fd);
+            let mut s = String::new();
+            file.read_to_string(&mut s).await.unwrap();
+            assert_eq!(s, "abc");
+            let raw = std::os::fd::IntoRawFd::into_raw_fd(std::fs::File::open(dir.join("f")).unwrap());
+            // SAFETY: `raw` was just released by its owner and is used once.
+            let file = unsafe { <File as std::os::fd::FromRawFd>::from_raw_fd(raw) };
+            assert_eq!(file.metadata().await.unwrap().len(), 3);
         });
     }
 
