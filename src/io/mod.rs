@@ -8,6 +8,8 @@ pub use tokio::io::*;
 
 #[cfg(tokiwa_io_driver)]
 mod async_fd;
+#[cfg(any(feature = "fs", feature = "io-std"))]
+pub(crate) mod blocking;
 mod interest;
 #[cfg(tokiwa_io_driver)]
 // The sockets' building block; with the I/O driver but without `net`
@@ -15,6 +17,8 @@ mod interest;
 #[cfg_attr(not(feature = "net"), allow(dead_code))]
 pub(crate) mod poll_evented;
 mod ready;
+#[cfg(feature = "io-std")]
+mod stdio;
 
 /// Unix-specific I/O: readiness-based access to any file descriptor.
 #[cfg(tokiwa_io_driver)]
@@ -28,3 +32,5 @@ pub mod unix {
 
 pub use interest::Interest;
 pub use ready::Ready;
+#[cfg(feature = "io-std")]
+pub use stdio::{stderr, stdin, stdout, Stderr, Stdin, Stdout};

@@ -8,7 +8,8 @@
 //! * [`track`]: counters for polls and drops, and futures that count them;
 //! * [`net`]: socket paths, descriptor limits and checksummed data for the
 //!   socket tests;
-//! * [`child`]: runs one test of the binary in a child process.
+//! * [`child`]: runs one test of the binary in a child process;
+//! * [`fs`]: temporary directories for the file-system tests.
 //!
 //! Each test binary uses a different subset, hence the `allow`.
 #![allow(dead_code, unused_macros, unused_imports)]
@@ -16,6 +17,7 @@
 pub mod child;
 #[macro_use]
 pub mod flavor;
+pub mod fs;
 pub mod net;
 pub mod panics;
 pub mod track;

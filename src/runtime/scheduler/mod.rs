@@ -96,4 +96,20 @@ impl Handle {
         let _ = self.blocking_spawner().spawn(task, false, self);
         join
     }
+
+    /// Spawns a blocking closure that runs even if the runtime starts
+    /// shutting down before a pool thread picks it up (a file write that
+    /// was already reported done); `None` if the pool is already shut down.
+    #[cfg(any(feature = "fs", feature = "io-std"))]
+    pub(crate) fn spawn_mandatory_blocking<F, R>(&self, func: F) -> Option<JoinHandle<R>>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        let (task, join) = crate::runtime::blocking::new_spawned_task(func, self);
+        match self.blocking_spawner().spawn(task, true, self) {
+            Ok(()) => Some(join),
+            Err(_) => None,
+        }
+    }
 }
