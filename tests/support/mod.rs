@@ -8,7 +8,8 @@
 //! * [`track`]: counters for polls and drops, and futures that count them;
 //! * [`net`]: socket paths, descriptor limits and checksummed data for the
 //!   socket tests;
-//! * [`child`]: runs one test of the binary in a child process.
+//! * [`child`]: runs one test of the binary in a child process;
+//! * [`process`]: a child's state in `/proc`, for the process tests.
 //!
 //! Each test binary uses a different subset, hence the `allow`.
 #![allow(dead_code, unused_macros, unused_imports)]
@@ -18,6 +19,7 @@ pub mod child;
 pub mod flavor;
 pub mod net;
 pub mod panics;
+pub mod process;
 pub mod track;
 pub mod watchdog;
 
