@@ -347,3 +347,24 @@ fn sigchld_fallback_passes_the_suite() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// The auto traits tokio's types have (tokio's `async_send_sync.rs`).
+#[test]
+fn types_and_futures_are_send_and_sync() {
+    fn unpin<T: Send + Sync + Unpin>() {}
+    fn future<F: std::future::Future + Send + Sync>(_: &F) {}
+    unpin::<tokiwa::process::Child>();
+    unpin::<tokiwa::process::ChildStdin>();
+    unpin::<tokiwa::process::ChildStdout>();
+    unpin::<tokiwa::process::ChildStderr>();
+    unpin::<Command>();
+    let rt = support::Flavor::current_thread().build();
+    rt.block_on(async {
+        let mut child = Command::new("true").spawn().unwrap();
+        future(&child.wait());
+        future(&child.kill());
+        future(&Command::new("true").status());
+        future(&Command::new("true").output());
+        future(&child.wait_with_output());
+    });
+}
