@@ -336,7 +336,11 @@ fn sigchld_fallback_passes_the_suite() {
         return;
     }
     let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--skip", "sigchld_fallback_passes_the_suite", "--test-threads=4"])
+        .args([
+            "--skip",
+            "sigchld_fallback_passes_the_suite",
+            "--test-threads=4",
+        ])
         .env(NO_PIDFD, "1")
         .output()
         .unwrap();

@@ -139,10 +139,7 @@ impl Reaper {
         self.sigchld.get_or_init(|| {
             registry::enable(libc::SIGCHLD)
                 .and_then(|eventfd| {
-                    self.add(
-                        eventfd.as_raw_fd(),
-                        (libc::EPOLLIN | libc::EPOLLET) as u32,
-                    )?;
+                    self.add(eventfd.as_raw_fd(), (libc::EPOLLIN | libc::EPOLLET) as u32)?;
                     // The epoll set holds the open file, not the number:
                     // the duplicate stays open for the life of the process.
                     std::mem::forget(eventfd);
@@ -157,14 +154,8 @@ impl Reaper {
         let mut event = libc::epoll_event { events, u64: 0 };
         // SAFETY: both descriptors are open; `event` is a valid
         // `epoll_event` for the duration of the call.
-        let rc = unsafe {
-            libc::epoll_ctl(
-                self.epoll.as_raw_fd(),
-                libc::EPOLL_CTL_ADD,
-                fd,
-                &mut event,
-            )
-        };
+        let rc =
+            unsafe { libc::epoll_ctl(self.epoll.as_raw_fd(), libc::EPOLL_CTL_ADD, fd, &mut event) };
         if rc < 0 {
             return Err(io::Error::last_os_error());
         }
