@@ -60,6 +60,13 @@ pub mod process;
 #[cfg(feature = "signal")]
 pub mod signal;
 
+// The process-wide signal handlers: `signal` listens through them, and
+// `process` waits for SIGCHLD through them where the kernel has no pidfd
+// (so they are built with either feature).
+#[cfg(any(feature = "signal", feature = "process"))]
+#[path = "signal/registry.rs"]
+pub(crate) mod signal_registry;
+
 #[cfg(feature = "time")]
 pub mod time;
 

@@ -5,11 +5,12 @@
 //! `cargo run -p tokiwa-benches --release -- [--quick] [FILTER...]`
 //!
 //! Every workload lives once, written against the tokio API, in
-//! `workloads.rs` (runtime), `workloads_net.rs` (`tcp_echo`) and
-//! `workloads_time.rs` (`timers`); each file is compiled twice below, with
-//! `rt` bound to each runtime. A `Column` (`columns.rs`) picks the copy and
-//! tokiwa's driver. The rows are driven and printed by `rt_rows.rs`,
-//! `echo.rs` and `timers.rs`; each rotates which column runs first, so that
+//! `workloads.rs` (runtime), `workloads_net.rs` (`tcp_echo`),
+//! `workloads_time.rs` (`timers`) and `workloads_process.rs`
+//! (`process_spawn`); each file is compiled twice below, with `rt` bound to
+//! each runtime. A `Column` (`columns.rs`) picks the copy and tokiwa's
+//! driver. The rows are driven and printed by `rt_rows.rs`, `echo.rs`,
+//! `timers.rs` and `process.rs`; each rotates which column runs first, so that
 //! drift and background load hit every column alike.
 
 // The same workload file is deliberately loaded once per runtime.
@@ -41,6 +42,8 @@ mod on_tokio {
 
     #[path = "workloads_net.rs"]
     pub mod net;
+    #[path = "workloads_process.rs"]
+    pub mod process;
     #[path = "workloads_time.rs"]
     pub mod timers;
     #[path = "workloads.rs"]
@@ -98,6 +101,8 @@ mod on_tokiwa {
 
     #[path = "workloads_net.rs"]
     pub mod net;
+    #[path = "workloads_process.rs"]
+    pub mod process;
     #[path = "workloads_time.rs"]
     pub mod timers;
     #[path = "workloads.rs"]
@@ -106,6 +111,7 @@ mod on_tokiwa {
 
 mod columns;
 mod echo;
+mod process;
 mod rt_rows;
 mod timers;
 
@@ -189,6 +195,7 @@ struct Mode {
     rt: &'static rt_rows::Plan,
     echo: &'static echo::Plan,
     timers: &'static timers::Plan,
+    process: &'static process::Plan,
 }
 
 const QUICK: Mode = Mode {
@@ -197,6 +204,7 @@ const QUICK: Mode = Mode {
     rt: &rt_rows::QUICK,
     echo: &echo::QUICK,
     timers: &timers::QUICK,
+    process: &process::QUICK,
 };
 
 const FULL: Mode = Mode {
@@ -205,6 +213,7 @@ const FULL: Mode = Mode {
     rt: &rt_rows::FULL,
     echo: &echo::FULL,
     timers: &timers::FULL,
+    process: &process::FULL,
 };
 
 static PHASE: Mutex<Option<(String, Instant)>> = Mutex::new(None);
@@ -260,6 +269,7 @@ fn print_tables(mode: &Mode, header: &str) {
     rt_rows::print(mode.rt);
     echo::print(mode.echo);
     timers::print(mode.timers);
+    process::print(mode.process);
 }
 
 /// The 1-minute load average (Linux), to tell a reader when other processes
@@ -310,7 +320,7 @@ fn main() {
                     "  FILTER: run only rows whose key contains one of these substrings; keys are"
                 );
                 println!("          `workload/flavour` (e.g. `yield_many/current`), `tcp_echo/c16/16KiB/multi(2)`,");
-                println!("          `timers/sleep_100k/current`, `timers/late_1ms/multi(2)`");
+                println!("          `timers/sleep_100k/current`, `timers/late_1ms/multi(2)`, `process_spawn/current`");
                 return;
             }
             // `cargo bench` style harness flags are accepted and ignored.
@@ -337,6 +347,7 @@ fn main() {
     rt_rows::run(mode.rt, &selected);
     echo::run(mode.echo, &selected);
     timers::run(mode.timers, &selected);
+    process::run(mode.process, &selected);
     eprintln!("done in {:.1} s\n", started.elapsed().as_secs_f64());
     print_tables(mode, &header);
     if let (Some(before), Some(after)) = (load_before, load_average()) {

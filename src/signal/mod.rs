@@ -1,7 +1,8 @@
 //! Asynchronous signal handling: tokio's `tokio::signal` API on tokiwa's
 //! drivers.
 //!
-//! * `registry.rs`: the process-wide part. One handler per signal number,
+//! * `registry.rs` (`crate::signal_registry`, also built for `process`):
+//!   the process-wide part. One handler per signal number,
 //!   installed through `signal-hook-registry` (which chains to any handler
 //!   installed before), counts deliveries and writes one eventfd, the only
 //!   things a signal handler may safely do.
@@ -11,7 +12,7 @@
 //!   and remembers the delivery count it last saw: a delivery made while it
 //!   exists is never lost, deliveries between two `recv`s coalesce into one
 //!   (as in tokio), and a delivery made before it existed is not replayed.
-mod registry;
+use crate::signal_registry as registry;
 pub mod unix;
 
 use std::io;

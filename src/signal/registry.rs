@@ -59,7 +59,7 @@ fn on_signal(globals: &'static Globals, signum: usize) {
 
 /// Installs the handler of `signum` (once per process) and returns a
 /// duplicate of the shared eventfd for a new listener.
-pub(super) fn enable(signum: i32) -> io::Result<OwnedFd> {
+pub(crate) fn enable(signum: i32) -> io::Result<OwnedFd> {
     if signum <= 0 || signal_hook_registry::FORBIDDEN.contains(&signum) {
         // tokio's text.
         return Err(io::Error::other(format!(
@@ -89,7 +89,7 @@ pub(super) fn enable(signum: i32) -> io::Result<OwnedFd> {
 }
 
 /// Deliveries of `signum` so far.
-pub(super) fn deliveries(signum: i32) -> u64 {
+pub(crate) fn deliveries(signum: i32) -> u64 {
     globals()
         .map(|g| g.deliveries[signum as usize].load(Ordering::Acquire))
         .unwrap_or(0)

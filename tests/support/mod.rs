@@ -10,6 +10,7 @@
 //!   socket tests;
 //! * [`child`]: runs one test of the binary in a child process;
 //! * [`fs`]: temporary directories for the file-system tests.
+//! * [`process`]: a child's state in `/proc`, for the process tests.
 //!
 //! Each test binary uses a different subset, hence the `allow`.
 #![allow(dead_code, unused_macros, unused_imports)]
@@ -20,6 +21,7 @@ pub mod flavor;
 pub mod fs;
 pub mod net;
 pub mod panics;
+pub mod process;
 pub mod track;
 pub mod watchdog;
 
