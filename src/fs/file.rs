@@ -109,6 +109,11 @@ impl File {
     pub async fn sync_all(&self) -> io::Result<()> {
         self.inner.lock().await.complete_inflight().await;
         let std = self.std.clone();
+        #[cfg(feature = "uring")]
+        let std = match super::ring::fsync(std, false).await {
+            Ok(res) => return res,
+            Err(std) => std,
+        };
         asyncify(move || std.sync_all()).await
     }
 
@@ -116,6 +121,11 @@ impl File {
     pub async fn sync_data(&self) -> io::Result<()> {
         self.inner.lock().await.complete_inflight().await;
         let std = self.std.clone();
+        #[cfg(feature = "uring")]
+        let std = match super::ring::fsync(std, true).await {
+            Ok(res) => return res,
+            Err(std) => std,
+        };
         asyncify(move || std.sync_data()).await
     }
 

@@ -20,7 +20,17 @@ pub async fn symlink_metadata(path: impl AsRef<Path>) -> io::Result<Metadata> {
 
 /// Whether `path` exists (a broken symbolic link does not); an error when
 /// that cannot be told, e.g. permission denied on a parent.
+///
+/// In io_uring mode this is one `statx` through the worker's ring.
 pub async fn try_exists(path: impl AsRef<Path>) -> io::Result<bool> {
+    #[cfg(feature = "uring")]
+    if let Ok(res) = super::ring::statx(path.as_ref(), true).await {
+        return match res {
+            Ok(_) => Ok(true),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(e),
+        };
+    }
     let path = path.as_ref().to_owned();
     asyncify(move || path.try_exists()).await
 }

@@ -28,10 +28,10 @@ mod metadata;
 mod open_options;
 mod read;
 mod read_dir;
-#[cfg(feature = "uring")]
-pub(crate) mod ring;
 mod remove;
 mod rename;
+#[cfg(feature = "uring")]
+pub(crate) mod ring;
 mod write;
 
 pub use copy::copy;

@@ -11,6 +11,7 @@
 //! Reads and writes go at the file's current position (offset `-1`,
 //! `IORING_FEAT_RW_CUR_POS`), so they mix with `seek` and with std's
 //! calls on the same descriptor exactly as `read(2)` and `write(2)` do.
+use crate::io::blocking::Buf;
 use crate::runtime::driver::uring::op::{Op, OpData};
 use io_uring::{opcode, squeue, types};
 use std::ffi::CString;
@@ -29,6 +30,12 @@ const CURRENT_POSITION: u64 = u64::MAX;
 /// `MAX_RW_COUNT`, just under 2 GiB, anyway).
 const MAX_TRANSFER: usize = 1 << 30;
 
+/// Whether the calling thread drives a worker of an io_uring runtime, so
+/// that an operation started now runs on its ring.
+pub(crate) fn available() -> bool {
+    crate::runtime::driver::uring::op::current_worker().is_some()
+}
+
 fn result(res: i32) -> io::Result<u32> {
     if res < 0 {
         Err(io::Error::from_raw_os_error(-res))
@@ -46,70 +53,125 @@ fn c_path(path: &Path) -> io::Result<CString> {
     })
 }
 
-struct Read {
-    file: Arc<StdFile>,
-    buf: Vec<u8>,
-    len: u32,
+/// A buffer a ring read fills or a ring write empties: a `Vec<u8>` (read
+/// into its spare capacity, for whole-file reads) or a `File`'s `Buf`.
+///
+/// # Safety
+///
+/// The pointers handed out point into a heap block owned by `self` that
+/// does not move when `self` moves and is not touched by `self`'s other
+/// methods until `filled` is called.
+pub(crate) unsafe trait RingBuf: Send + Unpin + 'static {
+    /// Where a read of at most `len` bytes lands, and how many it may take.
+    fn read_target(&mut self, len: usize) -> (*mut u8, u32);
+    /// The read put `n` bytes at the target.
+    ///
+    /// # Safety
+    ///
+    /// `n` bytes at the last `read_target` were initialised by the kernel.
+    unsafe fn filled(&mut self, n: usize);
+    /// The bytes a write writes.
+    fn data(&self) -> &[u8];
 }
 
-// SAFETY: the entry points into `buf`'s spare capacity (reserved before the
-// operation, so the heap block neither moves nor shrinks while `self` lives)
-// and names `file`'s descriptor, kept open by the `Arc`.
-unsafe impl OpData for Read {
-    fn entry(&mut self) -> squeue::Entry {
-        let spare = self.buf.spare_capacity_mut();
-        debug_assert!(spare.len() >= self.len as usize);
-        opcode::Read::new(
-            types::Fd(self.file.as_raw_fd()),
-            spare.as_mut_ptr().cast(),
-            self.len,
-        )
-        .offset(CURRENT_POSITION)
-        .build()
+// SAFETY: the target is the vector's spare capacity, reserved first; the
+// heap block moves only when the vector grows, which nothing does while the
+// operation owns it.
+unsafe impl RingBuf for Vec<u8> {
+    fn read_target(&mut self, len: usize) -> (*mut u8, u32) {
+        self.reserve(len);
+        let spare = self.spare_capacity_mut();
+        let len = spare.len().min(len).min(MAX_TRANSFER);
+        (spare.as_mut_ptr().cast(), len as u32)
+    }
+
+    unsafe fn filled(&mut self, n: usize) {
+        // SAFETY: the caller's contract: `n` bytes of the spare capacity
+        // are initialised.
+        unsafe { self.set_len(self.len() + n) };
+    }
+
+    fn data(&self) -> &[u8] {
+        self
     }
 }
 
-/// Reads up to `len` bytes at the file's position, appended to `buf`.
-/// Returns how many were read, and the buffer.
-pub(crate) async fn read(
+// SAFETY: `Buf`'s storage is a `Vec` that only grows in `read_space`,
+// called here before the pointer is taken.
+unsafe impl RingBuf for Buf {
+    fn read_target(&mut self, len: usize) -> (*mut u8, u32) {
+        let space = self.read_space(len.min(MAX_TRANSFER));
+        (space.as_mut_ptr(), space.len() as u32)
+    }
+
+    unsafe fn filled(&mut self, n: usize) {
+        self.set_filled(n);
+    }
+
+    fn data(&self) -> &[u8] {
+        Buf::data(self)
+    }
+}
+
+struct Read<B> {
     file: Arc<StdFile>,
-    mut buf: Vec<u8>,
+    buf: B,
     len: usize,
-) -> Result<(io::Result<usize>, Vec<u8>), (Arc<StdFile>, Vec<u8>)> {
-    let len = len.min(MAX_TRANSFER);
-    buf.reserve(len);
-    let op = Read {
-        file,
-        buf,
-        len: len as u32,
-    };
-    match Op::new(op).await {
-        Ok((res, mut op)) => {
-            let n = result(res).map(|n| n as usize);
-            if let Ok(n) = n {
-                // SAFETY: the kernel initialised `n` bytes of the spare
-                // capacity (at most `len`, which was reserved).
-                unsafe { op.buf.set_len(op.buf.len() + n) };
-            }
-            Ok((n, op.buf))
-        }
-        Err(op) => Err((op.file, op.buf)),
+}
+
+// SAFETY: the entry points at `buf`'s read target (see `RingBuf`) and names
+// `file`'s descriptor, kept open by the `Arc`.
+unsafe impl<B: RingBuf> OpData for Read<B> {
+    fn entry(&mut self) -> squeue::Entry {
+        let (ptr, len) = self.buf.read_target(self.len);
+        opcode::Read::new(types::Fd(self.file.as_raw_fd()), ptr, len)
+            .offset(CURRENT_POSITION)
+            .build()
     }
 }
 
-struct Write {
+/// Reads up to `len` bytes at the file's position into `buf` (appended to
+/// a `Vec`; at the start of an empty `Buf`). Returns how many were read,
+/// and the buffer; retries `EINTR`.
+pub(crate) async fn read<B: RingBuf>(
     file: Arc<StdFile>,
-    buf: Vec<u8>,
+    buf: B,
+    len: usize,
+) -> Result<(io::Result<usize>, B), (Arc<StdFile>, B)> {
+    let mut op = Read { file, buf, len };
+    loop {
+        match Op::new(op).await {
+            Ok((res, back)) => {
+                op = back;
+                match result(res) {
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => return Ok((Err(e), op.buf)),
+                    Ok(n) => {
+                        // SAFETY: the kernel initialised `n` bytes at the
+                        // read target.
+                        unsafe { op.buf.filled(n as usize) };
+                        return Ok((Ok(n as usize), op.buf));
+                    }
+                }
+            }
+            Err(op) => return Err((op.file, op.buf)),
+        }
+    }
+}
+
+struct Write<B> {
+    file: Arc<StdFile>,
+    buf: B,
     /// Bytes of `buf` already written.
     done: usize,
 }
 
-// SAFETY: the entry points into `buf`'s initialised bytes (a heap block
+// SAFETY: the entry points into `buf`'s data (see `RingBuf`: a heap block
 // that does not move while `self` lives) and names `file`'s descriptor,
 // kept open by the `Arc`.
-unsafe impl OpData for Write {
+unsafe impl<B: RingBuf> OpData for Write<B> {
     fn entry(&mut self) -> squeue::Entry {
-        let rest = &self.buf[self.done..];
+        let rest = &self.buf.data()[self.done..];
         let len = rest.len().min(MAX_TRANSFER) as u32;
         opcode::Write::new(types::Fd(self.file.as_raw_fd()), rest.as_ptr(), len)
             .offset(CURRENT_POSITION)
@@ -123,22 +185,23 @@ unsafe impl OpData for Write {
         if res > 0 {
             self.done += res as usize;
         }
-        if self.done < self.buf.len() && (res > 0 || res == -libc::ECANCELED) {
+        let rest = &self.buf.data()[self.done..];
+        if !rest.is_empty() && (res > 0 || res == -libc::ECANCELED) {
             use std::io::Write as _;
-            let _ = (&*self.file).write_all(&self.buf[self.done..]);
+            let _ = (&*self.file).write_all(rest);
         }
     }
 }
 
-/// Writes all of `buf` at the file's position. Returns the buffer (for
-/// reuse) with the outcome; `Err` when no ring runs it here, with what is
-/// left to write from `done` on.
-pub(crate) async fn write_all(
+/// Writes all of `buf` at the file's position; returns the outcome and the
+/// buffer. `Err` when no ring runs it here, with how many bytes were
+/// written before that.
+pub(crate) async fn write_all<B: RingBuf>(
     file: Arc<StdFile>,
-    buf: Vec<u8>,
-) -> Result<(io::Result<()>, Vec<u8>), (Arc<StdFile>, Vec<u8>, usize)> {
+    buf: B,
+) -> Result<(io::Result<()>, B), (Arc<StdFile>, B, usize)> {
     let mut op = Write { file, buf, done: 0 };
-    while op.done < op.buf.len() {
+    while op.done < op.buf.data().len() {
         match Op::new(op).await {
             Ok((res, back)) => {
                 op = back;
@@ -372,7 +435,9 @@ mod tests {
             assert_eq!(back, data);
             let missing = statx(&temp_path("missing"), true).await.unwrap();
             assert_eq!(missing.unwrap_err().kind(), io::ErrorKind::NotFound);
-            let missing = open(&temp_path("missing"), libc::O_RDONLY, 0).await.unwrap();
+            let missing = open(&temp_path("missing"), libc::O_RDONLY, 0)
+                .await
+                .unwrap();
             assert_eq!(missing.unwrap_err().kind(), io::ErrorKind::NotFound);
             let file = Arc::try_unwrap(file).unwrap();
             assert!(close(OwnedFd::from(file)).is_ok());

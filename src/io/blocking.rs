@@ -127,10 +127,45 @@ impl Buf {
     /// Writes the whole buffer (on the blocking thread) and empties it,
     /// whatever the outcome.
     pub(crate) fn write_to<T: Write>(&mut self, wr: &mut T) -> io::Result<()> {
+        self.write_tail_to(wr, 0)
+    }
+
+    /// As [`Buf::write_to`], for a write whose first `done` bytes were
+    /// written already (by the ring, before it had to hand over).
+    pub(crate) fn write_tail_to<T: Write>(&mut self, wr: &mut T, done: usize) -> io::Result<()> {
         assert_eq!(self.pos, 0);
-        let res = wr.write_all(self.bytes());
+        let res = wr.write_all(&self.bytes()[done..]);
         self.clear();
         res
+    }
+}
+
+/// What a read or write through the worker's ring needs of a `Buf`
+/// (`fs/ring.rs`). `storage` is a heap block that does not move while the
+/// `Buf` lives, so the kernel may fill it after the `Buf` moved.
+#[cfg(all(feature = "fs", feature = "uring"))]
+impl Buf {
+    /// The space a read of at most `max` bytes fills; the buffer must be
+    /// empty.
+    pub(crate) fn read_space(&mut self, max: usize) -> &mut [u8] {
+        self.space(max)
+    }
+
+    /// A read put `n` bytes at the start of [`Buf::read_space`].
+    pub(crate) fn set_filled(&mut self, n: usize) {
+        debug_assert!(n <= self.storage.len());
+        self.pos = 0;
+        self.end = n;
+    }
+
+    /// The data a write writes.
+    pub(crate) fn data(&self) -> &[u8] {
+        self.bytes()
+    }
+
+    /// Empties the buffer (a write is done with it).
+    pub(crate) fn reset(&mut self) {
+        self.clear();
     }
 }
 

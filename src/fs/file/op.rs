@@ -6,12 +6,18 @@
 //! resolves to what happened ([`Operation`]) and gives the buffer back.
 //!
 //! [`InFlight`] is the seam between the file's state machine
-//! (`inner.rs`, `async_io.rs`) and the ways of running an operation. Today
-//! there is one: the blocking pool, which runs the bodies in
-//! `blocking_ops.rs`. A second way (the worker's io_uring) is added as
-//! another `Way` variant and another branch in the constructors below; the
-//! state machine does not change, because it only ever sees an `InFlight`
-//! that resolves to `(Operation, Buf)`.
+//! (`inner.rs`, `async_io.rs`) and the ways of running an operation:
+//!
+//! * the blocking pool, which runs the bodies in `blocking_ops.rs` (legacy
+//!   mode, and any caller that is not a worker);
+//! * in io_uring mode, on a worker: reads and writes go through the
+//!   worker's ring (`fs/ring.rs`), a seek by a known offset (`Start`,
+//!   `Current`: offset arithmetic in the kernel, which never blocks) is a
+//!   plain `lseek` done at once, and `set_len` and a seek from the end
+//!   (which may ask the filesystem) stay on the blocking pool.
+//!
+//! The state machine does not tell them apart: it only ever sees an
+//! `InFlight` that resolves to `(Operation, Buf)`.
 //!
 //! Contract of every way (what the state machine relies on):
 //! * it resolves exactly once, to the outcome and the very `Buf` it was
@@ -33,9 +39,45 @@ use std::sync::Arc;
 use std::task::{ready, Context, Poll};
 
 use super::blocking_ops;
+#[cfg(feature = "uring")]
+use crate::fs::ring;
 use crate::io::blocking::Buf;
 use crate::runtime::scheduler;
 use crate::task::JoinHandle;
+
+/// A write through the ring: `pre_seek` first (by the current position, an
+/// `lseek` that never blocks), then the whole buffer. If the future ends up
+/// where no ring is, the rest goes to the blocking pool (as a write that
+/// must run: the caller was told it was done).
+#[cfg(feature = "uring")]
+async fn ring_write(
+    std: Arc<StdFile>,
+    mut buf: Buf,
+    pre_seek: Option<SeekFrom>,
+) -> io::Result<(Operation, Buf)> {
+    if let Some(pre) = pre_seek {
+        if let Err(e) = std::io::Seek::seek(&mut &*std, pre) {
+            buf.reset();
+            return Ok((Operation::Write(Err(e)), buf));
+        }
+    }
+    match ring::write_all(std, buf).await {
+        Ok((res, mut buf)) => {
+            buf.reset();
+            Ok((Operation::Write(res), buf))
+        }
+        Err((std, mut buf, done)) => {
+            let body = move || {
+                let res = buf.write_tail_to(&mut &*std, done);
+                (Operation::Write(res), buf)
+            };
+            let handle = scheduler::Handle::current()
+                .spawn_mandatory_blocking(body)
+                .ok_or_else(|| io::Error::other("background task failed"))?;
+            Ok(handle.await?)
+        }
+    }
+}
 
 /// What a completed operation did.
 #[derive(Debug)]
@@ -57,15 +99,45 @@ pub(super) struct InFlight {
 }
 
 /// How an [`InFlight`] operation is being run.
-#[derive(Debug)]
 enum Way {
     /// On the blocking pool.
     Blocking(JoinHandle<(Operation, Buf)>),
+    /// Through the worker's ring (falling back to the pool if the future
+    /// ends up polled where no ring is).
+    #[cfg(feature = "uring")]
+    Ring(Pin<Box<dyn Future<Output = io::Result<(Operation, Buf)>> + Send>>),
+    /// Already done (an `lseek` by a known offset, in io_uring mode).
+    #[cfg(feature = "uring")]
+    Done(Option<(Operation, Buf)>),
+}
+
+impl std::fmt::Debug for Way {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Way::Blocking(_) => "Blocking",
+            #[cfg(feature = "uring")]
+            Way::Ring(_) => "Ring",
+            #[cfg(feature = "uring")]
+            Way::Done(_) => "Done",
+        })
+    }
 }
 
 impl InFlight {
     /// Reads at most `max` bytes into `buf` (which must be empty).
     pub(super) fn read(std: Arc<StdFile>, buf: Buf, max: usize) -> InFlight {
+        #[cfg(feature = "uring")]
+        if ring::available() {
+            return InFlight::ring(async move {
+                match ring::read(std, buf, max).await {
+                    Ok((res, buf)) => Ok((Operation::Read(res), buf)),
+                    Err((std, buf)) => {
+                        let body = move || blocking_ops::read(&std, buf, max);
+                        Ok(scheduler::Handle::current().spawn_blocking(body).await?)
+                    }
+                }
+            });
+        }
         InFlight::blocking(move || blocking_ops::read(&std, buf, max))
     }
 
@@ -78,6 +150,10 @@ impl InFlight {
         buf: Buf,
         pre_seek: Option<SeekFrom>,
     ) -> Option<InFlight> {
+        #[cfg(feature = "uring")]
+        if ring::available() {
+            return Some(InFlight::ring(ring_write(std, buf, pre_seek)));
+        }
         let handle = scheduler::Handle::current()
             .spawn_mandatory_blocking(move || blocking_ops::write(&std, buf, pre_seek))?;
         Some(InFlight {
@@ -92,6 +168,12 @@ impl InFlight {
         pre_seek: Option<SeekFrom>,
         pos: SeekFrom,
     ) -> InFlight {
+        #[cfg(feature = "uring")]
+        if !matches!(pos, SeekFrom::End(_)) && ring::available() {
+            return InFlight {
+                way: Way::Done(Some(blocking_ops::seek(&std, buf, pre_seek, pos))),
+            };
+        }
         InFlight::blocking(move || blocking_ops::seek(&std, buf, pre_seek, pos))
     }
 
@@ -104,6 +186,13 @@ impl InFlight {
         size: u64,
     ) -> InFlight {
         InFlight::blocking(move || blocking_ops::set_len(&std, buf, pre_seek, size))
+    }
+
+    #[cfg(feature = "uring")]
+    fn ring(fut: impl Future<Output = io::Result<(Operation, Buf)>> + Send + 'static) -> InFlight {
+        InFlight {
+            way: Way::Ring(Box::pin(fut)),
+        }
     }
 
     fn blocking<F>(body: F) -> InFlight
@@ -124,6 +213,12 @@ impl Future for InFlight {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         match &mut self.get_mut().way {
             Way::Blocking(handle) => Poll::Ready(Ok(ready!(Pin::new(handle).poll(cx))?)),
+            #[cfg(feature = "uring")]
+            Way::Ring(fut) => fut.as_mut().poll(cx),
+            #[cfg(feature = "uring")]
+            Way::Done(done) => {
+                Poll::Ready(Ok(done.take().expect("InFlight polled after completion")))
+            }
         }
     }
 }

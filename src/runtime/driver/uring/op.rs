@@ -211,7 +211,7 @@ impl std::fmt::Debug for OpTable {
 
 /// The ring of the worker the calling thread drives, if the current
 /// runtime runs in io_uring mode and this thread holds a worker's core.
-fn current_worker() -> Option<Arc<super::Worker>> {
+pub(crate) fn current_worker() -> Option<Arc<super::Worker>> {
     let index = crate::runtime::worker_index()?;
     context::with_current(|handle: &scheduler::Handle| handle.driver().ring(index).cloned())
         .ok()
