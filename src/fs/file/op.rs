@@ -98,6 +98,11 @@ pub(super) struct InFlight {
     way: Way,
 }
 
+/// An operation on the worker's ring, boxed (its future type is an
+/// `async` block's).
+#[cfg(feature = "uring")]
+type RingFuture = Pin<Box<dyn Future<Output = io::Result<(Operation, Buf)>> + Send>>;
+
 /// How an [`InFlight`] operation is being run.
 enum Way {
     /// On the blocking pool.
@@ -105,7 +110,7 @@ enum Way {
     /// Through the worker's ring (falling back to the pool if the future
     /// ends up polled where no ring is).
     #[cfg(feature = "uring")]
-    Ring(Pin<Box<dyn Future<Output = io::Result<(Operation, Buf)>> + Send>>),
+    Ring(RingFuture),
     /// Already done (an `lseek` by a known offset, in io_uring mode).
     #[cfg(feature = "uring")]
     Done(Option<(Operation, Buf)>),
