@@ -218,10 +218,20 @@ impl Future for InFlight {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         match &mut self.get_mut().way {
             Way::Blocking(handle) => Poll::Ready(Ok(ready!(Pin::new(handle).poll(cx))?)),
+            // The ring's ways spend the task's budget as a `JoinHandle`
+            // does: a read of a cached file completes at once, and a loop
+            // of them must still yield (tokio's `fs_file::coop`).
             #[cfg(feature = "uring")]
-            Way::Ring(fut) => fut.as_mut().poll(cx),
+            Way::Ring(fut) => {
+                let coop = ready!(crate::task::coop::poll_proceed(cx));
+                let out = ready!(fut.as_mut().poll(cx));
+                coop.made_progress();
+                Poll::Ready(out)
+            }
             #[cfg(feature = "uring")]
             Way::Done(done) => {
+                let coop = ready!(crate::task::coop::poll_proceed(cx));
+                coop.made_progress();
                 Poll::Ready(Ok(done.take().expect("InFlight polled after completion")))
             }
         }
