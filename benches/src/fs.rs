@@ -478,14 +478,14 @@ pub fn print(plan: &Plan) {
     let head = group_head();
     let width = head.len();
     out(&format!(
-        "{:<LABEL$} {:<9} {:>5} |{:^width$} |{:^width$}",
+        "{:<LABEL$} {:<9} {:>6} |{:^width$} |{:^width$}",
         "", "", "", "median", "best"
     ));
     out(&format!(
-        "{:<LABEL$} {:<9} {:>5} |{head} |{head}",
+        "{:<LABEL$} {:<9} {:>6} |{head} |{head}",
         "row", "flavour", "iters"
     ));
-    println!("{}", "-".repeat(LABEL + 17 + 2 * (width + 2)));
+    println!("{}", "-".repeat(LABEL + 18 + 2 * (width + 2)));
     for row in rows.iter() {
         let label = format!("{} {}", row.kind.key(), row.kind.unit());
         if row.failed() {
@@ -496,7 +496,7 @@ pub fn print(plan: &Plan) {
             continue;
         }
         out(&format!(
-            "{label:<LABEL$} {:<9} {:>5} |{} |{}",
+            "{label:<LABEL$} {:<9} {:>6} |{} |{}",
             row.flavour.label(),
             row.rates[0].len(),
             group(0, |i| median(&row.rates[i])),
@@ -516,17 +516,17 @@ pub fn print(plan: &Plan) {
             subject().label(),
         );
         out(&format!(
-            "{:<LABEL$} {:<9} {:>5} |{:^width$} |{:^width$}",
+            "{:<LABEL$} {:<9} {:>6} |{:^width$} |{:^width$}",
             "", "", "", "p50 (µs)", "p99 (µs)"
         ));
         out(&format!(
-            "{:<LABEL$} {:<9} {:>5} |{head} |{head}",
+            "{:<LABEL$} {:<9} {:>6} |{head} |{head}",
             "row", "flavour", "reads"
         ));
-        println!("{}", "-".repeat(LABEL + 17 + 2 * (width + 2)));
+        println!("{}", "-".repeat(LABEL + 18 + 2 * (width + 2)));
         for row in random {
             out(&format!(
-                "{:<LABEL$} {:<9} {:>5} |{} |{}",
+                "{:<LABEL$} {:<9} {:>6} |{} |{}",
                 row.kind.key(),
                 row.flavour.label(),
                 row.latencies[0].len(),

@@ -16,10 +16,29 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use rt::runtime::Runtime;
+
 use super::w::{build, in_task};
 use crate::columns::Column;
 use crate::fs::{check_block, offsets, pattern_block, DataFile, BLOCK};
 use crate::Flavour;
+
+/// Runs `f` (the timed iterations); on the uring column, checks that the
+/// worker rings completed at least `ops` operations meanwhile, so that a
+/// silent fallback to the blocking pool cannot pass for the ring.
+fn on_ring<T>(runtime: &Runtime, column: Column, ops: usize, f: impl FnOnce() -> T) -> T {
+    let cqes = || super::counters(runtime.handle()).map(|c| c.cqes);
+    let before = cqes();
+    let out = f();
+    if let (Column::Uring, Some(before), Some(after)) = (column, before, cqes()) {
+        let done = after - before;
+        assert!(
+            done >= ops as u64,
+            "uring column: {done} CQEs for {ops} file operations: not on the ring"
+        );
+    }
+    out
+}
 
 /// `iters` times: open the data file and read it from start to end with
 /// `File::read` into a `BLOCK`-byte buffer; the time to the end of file.
@@ -53,7 +72,10 @@ pub fn seq_read(
         })
     };
     once(warm_up.min(len));
-    let samples = (0..iters).map(|_| once(len)).collect();
+    let reads = iters * len.div_ceil(BLOCK as u64) as usize;
+    let samples = on_ring(&runtime, column, reads, || {
+        (0..iters).map(|_| once(len)).collect()
+    });
     drop(runtime);
     samples
 }
@@ -122,7 +144,9 @@ pub fn random_read(
         })
     };
     once(warm_up, 1_000);
-    let samples = (0..iters).map(|i| once(reads, i as u64 * 100)).collect();
+    let samples = on_ring(&runtime, column, iters * reads, || {
+        (0..iters).map(|i| once(reads, i as u64 * 100)).collect()
+    });
     drop(runtime);
     samples
 }
@@ -164,7 +188,10 @@ pub fn small_files(
         elapsed
     };
     once(warm_up, usize::MAX);
-    let samples = (0..iters).map(|i| once(files, i)).collect();
+    // At least a write and a read per file.
+    let samples = on_ring(&runtime, column, iters * files * 2, || {
+        (0..iters).map(|i| once(files, i)).collect()
+    });
     drop(runtime);
     samples
 }
