@@ -6,11 +6,12 @@
 //!
 //! Every workload lives once, written against the tokio API, in
 //! `workloads.rs` (runtime), `workloads_net.rs` (`tcp_echo`),
-//! `workloads_time.rs` (`timers`) and `workloads_process.rs`
-//! (`process_spawn`); each file is compiled twice below, with `rt` bound to
-//! each runtime. A `Column` (`columns.rs`) picks the copy and tokiwa's
-//! driver. The rows are driven and printed by `rt_rows.rs`, `echo.rs`,
-//! `timers.rs` and `process.rs`; each rotates which column runs first, so that
+//! `workloads_time.rs` (`timers`), `workloads_process.rs`
+//! (`process_spawn`) and `workloads_fs.rs` (the `fs_` rows); each file is
+//! compiled twice below, with `rt` bound to each runtime. A `Column`
+//! (`columns.rs`) picks the copy and tokiwa's driver. The rows are driven
+//! and printed by `rt_rows.rs`, `echo.rs`, `timers.rs`, `process.rs` and
+//! `fs.rs`; each rotates which column runs first, so that
 //! drift and background load hit every column alike.
 
 // The same workload file is deliberately loaded once per runtime.
@@ -40,6 +41,8 @@ mod on_tokio {
         None
     }
 
+    #[path = "workloads_fs.rs"]
+    pub mod fs;
     #[path = "workloads_net.rs"]
     pub mod net;
     #[path = "workloads_process.rs"]
@@ -99,6 +102,8 @@ mod on_tokiwa {
         Some(c)
     }
 
+    #[path = "workloads_fs.rs"]
+    pub mod fs;
     #[path = "workloads_net.rs"]
     pub mod net;
     #[path = "workloads_process.rs"]
@@ -111,6 +116,7 @@ mod on_tokiwa {
 
 mod columns;
 mod echo;
+mod fs;
 mod process;
 mod rt_rows;
 mod timers;
@@ -196,6 +202,7 @@ struct Mode {
     echo: &'static echo::Plan,
     timers: &'static timers::Plan,
     process: &'static process::Plan,
+    fs: &'static fs::Plan,
 }
 
 const QUICK: Mode = Mode {
@@ -205,6 +212,7 @@ const QUICK: Mode = Mode {
     echo: &echo::QUICK,
     timers: &timers::QUICK,
     process: &process::QUICK,
+    fs: &fs::QUICK,
 };
 
 const FULL: Mode = Mode {
@@ -214,6 +222,7 @@ const FULL: Mode = Mode {
     echo: &echo::FULL,
     timers: &timers::FULL,
     process: &process::FULL,
+    fs: &fs::FULL,
 };
 
 static PHASE: Mutex<Option<(String, Instant)>> = Mutex::new(None);
@@ -253,6 +262,7 @@ fn start_watchdog(mode: &'static Mode, header: String) {
                     "\nHANG: `{label}` did not finish within {hang_after:?}; partial results:\n"
                 );
                 print_tables(mode, &header);
+                fs::cleanup();
                 std::process::exit(2);
             }
         })
@@ -270,6 +280,7 @@ fn print_tables(mode: &Mode, header: &str) {
     echo::print(mode.echo);
     timers::print(mode.timers);
     process::print(mode.process);
+    fs::print(mode.fs);
 }
 
 /// The 1-minute load average (Linux), to tell a reader when other processes
@@ -320,7 +331,8 @@ fn main() {
                     "  FILTER: run only rows whose key contains one of these substrings; keys are"
                 );
                 println!("          `workload/flavour` (e.g. `yield_many/current`), `tcp_echo/c16/16KiB/multi(2)`,");
-                println!("          `timers/sleep_100k/current`, `timers/late_1ms/multi(2)`, `process_spawn/current`");
+                println!("          `timers/sleep_100k/current`, `timers/late_1ms/multi(2)`, `process_spawn/current`,");
+                println!("          `fs_seq_read/multi(2)`, `fs_random_read/t8/current`, `fs_small_files/current` (`fs_`: all fs rows)");
                 return;
             }
             // `cargo bench` style harness flags are accepted and ignored.
@@ -348,6 +360,7 @@ fn main() {
     echo::run(mode.echo, &selected);
     timers::run(mode.timers, &selected);
     process::run(mode.process, &selected);
+    fs::run(mode.fs, &selected);
     eprintln!("done in {:.1} s\n", started.elapsed().as_secs_f64());
     print_tables(mode, &header);
     if let (Some(before), Some(after)) = (load_before, load_average()) {
