@@ -9,7 +9,7 @@ pub(crate) mod pool;
 mod schedule;
 mod task;
 
-pub(crate) use pool::{BlockingPool, PoolConfig, Spawner};
+pub(crate) use pool::{BlockingPool, JobKind, PoolConfig, Spawner};
 
 use crate::task::{Id, JoinHandle, Notified, RawTask, Task};
 use schedule::BlockingSchedule;

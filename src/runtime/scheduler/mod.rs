@@ -93,7 +93,9 @@ impl Handle {
         let (task, join) = crate::runtime::blocking::new_spawned_task(func, self);
         // On a pool already shut down the task is cancelled: the handle
         // then reports a cancelled `JoinError`, as in tokio.
-        let _ = self.blocking_spawner().spawn(task, false, self);
+        let _ =
+            self.blocking_spawner()
+                .spawn(task, crate::runtime::blocking::JobKind::Optional, self);
         join
     }
 
@@ -107,7 +109,11 @@ impl Handle {
         R: Send + 'static,
     {
         let (task, join) = crate::runtime::blocking::new_spawned_task(func, self);
-        match self.blocking_spawner().spawn(task, true, self) {
+        match self.blocking_spawner().spawn(
+            task,
+            crate::runtime::blocking::JobKind::Mandatory,
+            self,
+        ) {
             Ok(()) => Some(join),
             Err(_) => None,
         }

@@ -15,6 +15,10 @@
 use crate::loom::sync::atomic::{AtomicUsize, Ordering::Relaxed, Ordering::SeqCst};
 use crate::loom::sync::Mutex;
 use crate::runtime::blocking::Spawner;
+
+/// How long an idle current-thread runtime spins for a blocking task's
+/// completion before it sleeps (as multi-thread workers do).
+const SPIN_BEFORE_PARK: std::time::Duration = std::time::Duration::from_micros(50);
 use crate::runtime::config::Config;
 use crate::runtime::context;
 use crate::runtime::driver;
@@ -357,6 +361,24 @@ impl Handle {
         self.park(cx, Some(std::time::Duration::ZERO));
     }
 
+    /// Spins up to [`SPIN_BEFORE_PARK`] for a task woken from another
+    /// thread while blocking tasks are in flight. Returns whether one was.
+    fn spin_for_remote_work(&self) -> bool {
+        let deadline = std::time::Instant::now() + SPIN_BEFORE_PARK;
+        loop {
+            if self.inject_len.load(Relaxed) != 0 || self.block_on_waker.woken.load(SeqCst) {
+                return true;
+            }
+            // A finished blocking task woke its waiter before it left the
+            // count, so nothing more is coming.
+            if !self.blocking_spawner.has_tasks_in_flight() || std::time::Instant::now() >= deadline
+            {
+                return false;
+            }
+            std::hint::spin_loop();
+        }
+    }
+
     fn park(&self, cx: &Context, timeout: Option<std::time::Duration>) {
         if timeout.is_none() {
             // Events the kernel already has and timers due now run before
@@ -400,7 +422,14 @@ impl Handle {
                 || self.inject_len.load(Relaxed) != 0
                 || self.block_on_waker.woken.load(SeqCst)
         };
-        if woken_by_hook {
+        // A blocking task in flight (a file operation on the pool) is
+        // likely to wake a task within microseconds: wait for it spinning
+        // rather than asleep, as multi-thread workers do.
+        let found_by_spin = idle
+            && !woken_by_hook
+            && self.blocking_spawner.has_tasks_in_flight()
+            && self.spin_for_remote_work();
+        if woken_by_hook || found_by_spin {
             self.driver.set_parked(0, false);
         } else if idle {
             self.driver.park(0, &mut park);

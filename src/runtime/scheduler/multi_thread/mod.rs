@@ -76,7 +76,9 @@ impl Handle {
         });
         // On a pool that is shutting down the job is cancelled; the core
         // then stays in the slot for its owner to take back.
-        let _ = self.blocking_spawner.spawn(task, true, &rt);
+        let _ = self
+            .blocking_spawner
+            .spawn(task, crate::runtime::blocking::JobKind::Worker, &rt);
     }
 
     pub(crate) fn spawn<F>(self: &Arc<Self>, future: F, id: Id) -> JoinHandle<F::Output>

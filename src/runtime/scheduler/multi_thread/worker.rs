@@ -360,7 +360,13 @@ impl Context {
         // The poll thread is told first, so events arriving after this reap
         // are its to deliver (see `runtime/driver/epoll.rs`).
         let index = core.index;
-        if self.handle.driver.has_io_resources() {
+        // Spin when a wakeup is likely within microseconds: an I/O event,
+        // or the completion of a blocking task (a file read on the pool
+        // takes a few microseconds; parking made every one cost a futex
+        // wait and wake on top of the pool's hop).
+        if self.handle.driver.has_io_resources()
+            || self.handle.blocking_spawner.has_tasks_in_flight()
+        {
             if !core.is_searching {
                 // Over the cap of searchers (half the workers): spinning is
                 // searching for events, not stealing, so it counts as
