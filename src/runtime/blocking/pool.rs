@@ -83,6 +83,7 @@ pub(crate) enum JobKind {
     Optional,
     /// Runs even when the pool is shutting down (a file write the caller
     /// was told is done).
+    #[cfg_attr(not(any(feature = "fs", feature = "io-std")), allow(dead_code))]
     Mandatory,
     /// A worker's loop (mandatory, and not a blocking task in flight).
     Worker,

@@ -30,6 +30,8 @@
 //! `ring.rs`).
 mod home;
 mod io;
+// Started only by `fs` so far; the table and the quiesce exist regardless.
+#[cfg_attr(not(feature = "fs"), allow(dead_code))]
 pub(crate) mod op;
 pub(crate) mod probe;
 mod ring;
@@ -183,6 +185,8 @@ impl Worker {
         n
     }
 
+    // Only the file operations start operations so far.
+    #[cfg_attr(not(feature = "fs"), allow(dead_code))]
     pub(crate) fn ops(&self) -> &op::OpTable {
         &self.ops
     }
@@ -195,6 +199,7 @@ impl Worker {
     ///
     /// The memory and descriptors `entry` references stay valid until the
     /// operation's completion has been reaped (see `op.rs`).
+    #[cfg_attr(not(feature = "fs"), allow(dead_code))]
     pub(crate) unsafe fn start_op(&self, entry: io_uring::squeue::Entry) -> Option<u64> {
         let mut wakers = Vec::new();
         let token = self.with_owned_ring(|ring| {
