@@ -1,0 +1,10 @@
+//! tokiwa for the ecosystem that tokio's traits alone do not reach.
+//!
+//! * futures-io adapters in both directions, under tokio-util's names
+//!   ([`TokioAsyncReadCompatExt`], [`FuturesAsyncReadCompatExt`], ...);
+//! * `hyper` (feature): an executor, a timer, an I/O adapter and a client
+//!   connector on tokiwa;
+//! * `axum` (feature): `serve(listener, router)` on tokiwa;
+//! * `stream` (feature): tokio-stream's wrappers of runtime types, taking
+//!   tokiwa's types.
+#![warn(missing_docs, unreachable_pub)]
