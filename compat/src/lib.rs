@@ -8,3 +8,15 @@
 //! * `stream` (feature): tokio-stream's wrappers of runtime types, taking
 //!   tokiwa's types.
 #![warn(missing_docs, unreachable_pub)]
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(clippy::undocumented_unsafe_blocks)]
+
+mod io;
+
+pub use io::{
+    Compat, FuturesAsyncReadCompatExt, FuturesAsyncWriteCompatExt, TokioAsyncReadCompatExt,
+    TokioAsyncWriteCompatExt,
+};
+
+#[cfg(feature = "stream")]
+pub mod stream;
