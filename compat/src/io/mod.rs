@@ -38,13 +38,13 @@
 //!   zeroed, and at most a window the size of what the reader has shown it
 //!   can return (kept in `Compat` between calls, doubling from 8 KiB when
 //!   the reader fills it). The initialised length itself travels with the
-//!   caller's `ReadBuf` (`ReadBuf::initialized`, which tokio's `read_to_end`,
-//!   `BufReader` and `copy` carry from call to call): after one zeroing the
-//!   memory is never zeroed again. It is deliberately *not* cached in
+//!   caller's `ReadBuf` (`ReadBuf::initialized`, which tokio's `read_to_end`
+//!   carries from call to call; `BufReader` and `copy` read into memory
+//!   that is initialised already): after one zeroing the memory is never
+//!   zeroed again. It is deliberately *not* cached in
 //!   `Compat` across calls: the next call's `ReadBuf` may be a different or
 //!   re-allocated buffer, and calling its memory initialised would hand
 //!   uninitialised bytes to safe code (see `read.rs`).
-#![allow(clippy::module_name_repetitions)]
 
 mod read;
 mod seek;

@@ -13,8 +13,8 @@
 //! 1. What the buffer already knows to be initialised is always offered in
 //!    full and never zeroed again. When a caller reuses one `ReadBuf`, or
 //!    carries `initialized().len()` over to the next one (tokio's
-//!    `read_to_end` and `BufReader` do), every byte is zeroed at most once
-//!    however many reads fill the buffer.
+//!    `read_to_end` does; `BufReader` and `copy` offer initialised memory),
+//!    every byte is zeroed at most once however many reads fill the buffer.
 //! 2. Beyond that, at most `read_window` fresh bytes are zeroed per call.
 //!    The window starts at [`INITIAL_WINDOW`] and doubles, up to
 //!    [`MAX_WINDOW`], each time the reader fills all it was offered, so a

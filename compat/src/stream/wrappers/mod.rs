@@ -29,12 +29,14 @@ pub use tcp_listener::TcpListenerStream;
 pub use unix_listener::UnixListenerStream;
 
 /// Writes a wrapper: the struct, `new`, `into_inner`, `AsRef`, `AsMut` and
-/// `Stream` with `poll_next` given as a closure over `&mut inner`.
+/// `Stream` with `poll_next` given as a closure over `&mut inner` (and,
+/// optionally, `Stream::size_hint`).
 macro_rules! wrapper {
     (
         $(#[$doc:meta])*
         $name:ident($inner:ty) -> $item:ty,
         |$this:ident, $cx:ident| $poll:expr
+        $(, size_hint = $hint:expr)?
     ) => {
         $(#[$doc])*
         #[derive(Debug)]
@@ -64,6 +66,12 @@ macro_rules! wrapper {
                 let $this = &mut self.inner;
                 $poll
             }
+
+            $(
+                fn size_hint(&self) -> (usize, Option<usize>) {
+                    $hint
+                }
+            )?
         }
 
         impl AsRef<$inner> for $name {
