@@ -5,8 +5,7 @@ use std::path::Path;
 use super::asyncify;
 
 /// The whole contents of a file: in one blocking task, or in io_uring
-/// mode through the worker's ring (`statx` for the size, `openat`, reads,
-/// `close`).
+/// mode through the worker's ring (`openat`, reads, `close`).
 pub async fn read(path: impl AsRef<Path>) -> io::Result<Vec<u8>> {
     #[cfg(feature = "uring")]
     if super::ring::available() {
@@ -24,16 +23,16 @@ pub async fn read(path: impl AsRef<Path>) -> io::Result<Vec<u8>> {
 async fn read_on_ring(path: &Path) -> Option<io::Result<Vec<u8>>> {
     use super::ring;
     use std::sync::Arc;
-    // The size only sizes the buffer: a file that changes meanwhile is
-    // still read to its end.
-    let size = match ring::statx(path, true).await.ok()? {
-        Ok(stx) => stx.stx_size as usize,
-        Err(e) => return Some(Err(e)),
-    };
+    // No ring `statx` for the size: the kernel always runs it on one of
+    // its worker threads (a thread hop per file, 0.6x tokio on the
+    // small-files row). An `fstat` of the open file reads the in-memory
+    // inode. The size only sizes the buffer: a file that changes
+    // meanwhile is still read to its end.
     let file = match ring::open(path, libc::O_RDONLY, 0).await.ok()? {
         Ok(file) => Arc::new(file),
         Err(e) => return Some(Err(e)),
     };
+    let size = file.metadata().map(|m| m.len() as usize).unwrap_or(0);
     let mut data = Vec::new();
     let result = loop {
         // One byte more than the size, so a file that did not grow ends

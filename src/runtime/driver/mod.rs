@@ -329,6 +329,11 @@ impl Handle {
     /// Whether any I/O resource is registered with the runtime: spinning on
     /// the reactors before parking only pays off then.
     pub(crate) fn has_io_resources(&self) -> bool {
+        // A ring operation in flight (a file read waiting for the kernel's
+        // worker thread) completes within microseconds too.
+        if self.has_ops_in_flight() {
+            return true;
+        }
         #[cfg(tokiwa_io_driver)]
         if let Some(io) = &self.io {
             #[cfg(feature = "uring")]
@@ -336,6 +341,16 @@ impl Handle {
                 return true;
             }
             return io.reactors.iter().any(|r| r.has_registrations());
+        }
+        false
+    }
+
+    /// Whether an io_uring operation (a file read, an open, ...) is in
+    /// flight on any ring.
+    pub(crate) fn has_ops_in_flight(&self) -> bool {
+        #[cfg(feature = "uring")]
+        if self.rings.iter().any(|r| r.ops().in_flight() != 0) {
+            return true;
         }
         false
     }

@@ -185,8 +185,6 @@ impl Worker {
         n
     }
 
-    // Only the file operations start operations so far.
-    #[cfg_attr(not(feature = "fs"), allow(dead_code))]
     pub(crate) fn ops(&self) -> &op::OpTable {
         &self.ops
     }

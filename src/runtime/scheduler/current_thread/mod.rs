@@ -361,17 +361,32 @@ impl Handle {
         self.park(cx, Some(std::time::Duration::ZERO));
     }
 
-    /// Spins up to [`SPIN_BEFORE_PARK`] for a task woken from another
-    /// thread while blocking tasks are in flight. Returns whether one was.
-    fn spin_for_remote_work(&self) -> bool {
+    /// Spins up to [`SPIN_BEFORE_PARK`] for a task woken by a blocking
+    /// task's completion (from another thread) or by a completion of a
+    /// ring operation (reaped here). Returns whether one was.
+    fn spin_for_work(&self, cx: &Context) -> bool {
         let deadline = std::time::Instant::now() + SPIN_BEFORE_PARK;
         loop {
-            if self.inject_len.load(Relaxed) != 0 || self.block_on_waker.woken.load(SeqCst) {
+            let ops = self.driver.has_ops_in_flight();
+            if ops {
+                self.driver.maintain(0);
+            }
+            let local = !cx
+                .core
+                .borrow()
+                .as_ref()
+                .expect("core missing")
+                .tasks
+                .is_empty();
+            if local || self.inject_len.load(Relaxed) != 0 || self.block_on_waker.woken.load(SeqCst)
+            {
                 return true;
             }
             // A finished blocking task woke its waiter before it left the
-            // count, so nothing more is coming.
-            if !self.blocking_spawner.has_tasks_in_flight() || std::time::Instant::now() >= deadline
+            // count, and a reaped operation left the table: nothing more is
+            // coming.
+            if (!ops && !self.blocking_spawner.has_tasks_in_flight())
+                || std::time::Instant::now() >= deadline
             {
                 return false;
             }
@@ -427,8 +442,8 @@ impl Handle {
         // rather than asleep, as multi-thread workers do.
         let found_by_spin = idle
             && !woken_by_hook
-            && self.blocking_spawner.has_tasks_in_flight()
-            && self.spin_for_remote_work();
+            && (self.blocking_spawner.has_tasks_in_flight() || self.driver.has_ops_in_flight())
+            && self.spin_for_work(cx);
         if woken_by_hook || found_by_spin {
             self.driver.set_parked(0, false);
         } else if idle {
