@@ -8,3 +8,9 @@
 //! * `stream` (feature): tokio-stream's wrappers of runtime types, taking
 //!   tokiwa's types.
 #![warn(missing_docs, unreachable_pub)]
+
+#[cfg(feature = "hyper")]
+pub mod hyper;
+
+#[cfg(feature = "axum")]
+pub mod axum;
