@@ -299,10 +299,14 @@ pub fn print(plan: &Plan) {
 
     let at = |c: Column| columns().main.iter().position(|&x| x == c);
     let (Some(t), Some(u)) = (at(Column::Tokio), at(Column::Uring)) else {
-        println!("\nissue 6 target (uring >= 1.10x tokio requests/s, p99 <= 0.90x): no uring column");
+        println!(
+            "\nissue 6 target (uring >= 1.10x tokio requests/s, p99 <= 0.90x): no uring column"
+        );
         return;
     };
-    let rate = median(&row.rates[u]).zip(median(&row.rates[t])).map(|(u, t)| u / t);
+    let rate = median(&row.rates[u])
+        .zip(median(&row.rates[t]))
+        .map(|(u, t)| u / t);
     let p99 = quantile_us(&row.latencies[u], 0.99)
         .zip(quantile_us(&row.latencies[t], 0.99))
         .map(|(u, t)| u / t);

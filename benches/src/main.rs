@@ -62,8 +62,8 @@ mod on_tokiwa {
     use crate::columns::Column;
     use crate::echo::Counters;
     use ::tokiwa as rt;
-    use tokiwa_compat::hyper::{TokiwaIo as HyperIo, TokiwaTimer as HyperTimer};
     use rt::runtime::Driver;
+    use tokiwa_compat::hyper::{TokiwaIo as HyperIo, TokiwaTimer as HyperTimer};
 
     fn driver(column: Column) -> Driver {
         match column {

@@ -50,7 +50,9 @@ async fn fetch(addr: SocketAddr, path: &str) -> Result<String, Box<dyn std::erro
     if res.status() != 200 {
         return Err(format!("{path}: {}", res.status()).into());
     }
-    Ok(String::from_utf8(res.into_body().collect().await?.to_bytes().to_vec())?)
+    Ok(String::from_utf8(
+        res.into_body().collect().await?.to_bytes().to_vec(),
+    )?)
 }
 
 async fn self_test(listener: TcpListener) -> Result<(), Box<dyn std::error::Error>> {

@@ -20,7 +20,9 @@ use tokiwa::net::{TcpListener, TcpStream};
 use tokiwa_compat::hyper::{TokiwaIo, TokiwaTimer};
 
 async fn hello(_: Request<Incoming>) -> Result<Response<Full<Bytes>>, Infallible> {
-    Ok(Response::new(Full::new(Bytes::from_static(b"Hello, World!"))))
+    Ok(Response::new(Full::new(Bytes::from_static(
+        b"Hello, World!",
+    ))))
 }
 
 /// Accepts forever, one task per connection.
@@ -52,14 +54,22 @@ async fn self_test(addr: SocketAddr) -> Result<(), Box<dyn std::error::Error>> {
     if status != 200 || &body[..] != b"Hello, World!" {
         return Err(format!("unexpected response: {status} {body:?}").into());
     }
-    println!("self-test passed: {status} {:?}", String::from_utf8_lossy(&body));
+    println!(
+        "self-test passed: {status} {:?}",
+        String::from_utf8_lossy(&body)
+    );
     Ok(())
 }
 
 #[tokiwa::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let test = std::env::args().any(|a| a == "--self-test");
-    let listener = TcpListener::bind(if test { "127.0.0.1:0" } else { "127.0.0.1:3000" }).await?;
+    let listener = TcpListener::bind(if test {
+        "127.0.0.1:0"
+    } else {
+        "127.0.0.1:3000"
+    })
+    .await?;
     let addr = listener.local_addr()?;
     if test {
         tokiwa::spawn(serve(listener));

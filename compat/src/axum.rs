@@ -329,9 +329,8 @@ async fn serve_connection<M, S>(
             remote_addr,
         })
         .await;
-    let service = TowerToHyperService::new(
-        service.map_request(|req: Request<Incoming>| req.map(Body::new)),
-    );
+    let service =
+        TowerToHyperService::new(service.map_request(|req: Request<Incoming>| req.map(Body::new)));
     let signal_tx = signal_tx.clone();
     let close_rx = close_rx.clone();
 

@@ -51,7 +51,8 @@ fn app(hits: Arc<AtomicUsize>) -> Router {
         .route(
             "/stream",
             get(|| async {
-                let chunks = (0..100).map(|i| Ok::<_, Infallible>(Bytes::from(format!("chunk {i}\n"))));
+                let chunks =
+                    (0..100).map(|i| Ok::<_, Infallible>(Bytes::from(format!("chunk {i}\n"))));
                 axum::body::Body::from_stream(futures::stream::iter(chunks))
             }),
         )
@@ -143,15 +144,20 @@ async fn graceful_shutdown(http2: bool) {
     );
 
     let client = client(http2);
-    let request = tokiwa::spawn(async move { get_body(&client, format!("http://{addr}/slow")).await });
+    let request =
+        tokiwa::spawn(async move { get_body(&client, format!("http://{addr}/slow")).await });
     entered.notified().await;
     stop_tx.send(()).unwrap();
     tokiwa::time::sleep(Duration::from_millis(200)).await;
-    assert!(!server.is_finished(), "the server returned with a request in flight");
+    assert!(
+        !server.is_finished(),
+        "the server returned with a request in flight"
+    );
     // New connections are no longer accepted.
     let late = tokiwa::time::timeout(Duration::from_millis(200), async {
         let mut s = TcpStream::connect(addr).await?;
-        s.write_all(b"GET /slow HTTP/1.1\r\nhost: x\r\n\r\n").await?;
+        s.write_all(b"GET /slow HTTP/1.1\r\nhost: x\r\n\r\n")
+            .await?;
         let mut buf = [0; 1];
         tokiwa::io::AsyncReadExt::read(&mut s, &mut buf).await
     })

@@ -97,14 +97,12 @@ impl tower_service::Service<http::Uri> for TokiwaConnector {
             let (host, port) = host_port(&uri)?;
             let connect = TcpStream::connect((host.as_str(), port));
             let stream = match this.connect_timeout {
-                Some(limit) => tokiwa::time::timeout(limit, connect)
-                    .await
-                    .map_err(|_| {
-                        io::Error::new(
-                            io::ErrorKind::TimedOut,
-                            format!("connecting to {host}:{port} timed out after {limit:?}"),
-                        )
-                    })??,
+                Some(limit) => tokiwa::time::timeout(limit, connect).await.map_err(|_| {
+                    io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        format!("connecting to {host}:{port} timed out after {limit:?}"),
+                    )
+                })??,
                 None => connect.await?,
             };
             if this.nodelay {
@@ -129,8 +127,14 @@ mod tests {
     #[test]
     fn host_and_port_from_uris() {
         let hp = |s: &str| host_port(&s.parse().unwrap());
-        assert_eq!(hp("http://example.com/x").unwrap(), ("example.com".into(), 80));
-        assert_eq!(hp("http://127.0.0.1:8080").unwrap(), ("127.0.0.1".into(), 8080));
+        assert_eq!(
+            hp("http://example.com/x").unwrap(),
+            ("example.com".into(), 80)
+        );
+        assert_eq!(
+            hp("http://127.0.0.1:8080").unwrap(),
+            ("127.0.0.1".into(), 8080)
+        );
         assert_eq!(hp("http://[::1]:9/").unwrap(), ("::1".into(), 9));
         assert_eq!(
             hp("https://example.com").unwrap_err().kind(),

@@ -9,6 +9,8 @@
 //! hyper-util's `TokioIo` (hyper-util `src/rt/tokio.rs`), which we cannot use
 //! without hyper-util's `tokio` feature.
 
+#![warn(clippy::undocumented_unsafe_blocks)]
+
 use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll};
