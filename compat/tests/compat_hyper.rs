@@ -269,3 +269,16 @@ driver_test! {
         assert_eq!(got, expected);
     }
 }
+
+driver_test! {
+    /// Inside tokiwa there is no tokio runtime: a library that calls
+    /// tokio's runtime functions (`tokio::spawn`, `tokio::net`,
+    /// `tokio::time`) panics with this message (see README "Migrating").
+    async fn no_tokio_runtime_here() {
+        let err = tokio::runtime::Handle::try_current().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "there is no reactor running, must be called from the context of a Tokio 1.x runtime"
+        );
+    }
+}
