@@ -6,7 +6,6 @@
 //! (both drivers in turn): it lowers `RLIMIT_NOFILE`, fills every free
 //! descriptor number below it, and restores both before it finishes.
 
-#[macro_use]
 mod http_support;
 
 use std::fs::File;

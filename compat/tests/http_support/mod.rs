@@ -16,6 +16,7 @@ use tokiwa_compat::hyper::{TokiwaConnector, TokiwaExecutor, TokiwaTimer};
 pub const TEST_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// One body, run once on each of tokiwa's drivers.
+#[allow(unused_macros)] // (not used by compat_axum_emfile)
 macro_rules! driver_test {
     ($(#[$meta:meta])* async fn $name:ident() $body:block) => {
         mod $name {
