@@ -7,11 +7,12 @@
 //! Every workload lives once, written against the tokio API, in
 //! `workloads.rs` (runtime), `workloads_net.rs` (`tcp_echo`),
 //! `workloads_time.rs` (`timers`), `workloads_process.rs`
-//! (`process_spawn`) and `workloads_fs.rs` (the `fs_` rows); each file is
+//! (`process_spawn`), `workloads_fs.rs` (the `fs_` rows) and
+//! `workloads_http.rs` (`http_hello`, with hyper); each file is
 //! compiled twice below, with `rt` bound to each runtime. A `Column`
 //! (`columns.rs`) picks the copy and tokiwa's driver. The rows are driven
-//! and printed by `rt_rows.rs`, `echo.rs`, `timers.rs`, `process.rs` and
-//! `fs.rs`; each rotates which column runs first, so that
+//! and printed by `rt_rows.rs`, `echo.rs`, `timers.rs`, `process.rs`,
+//! `fs.rs` and `http_rows.rs`; each rotates which column runs first, so that
 //! drift and background load hit every column alike.
 
 // The same workload file is deliberately loaded once per runtime.
@@ -26,6 +27,7 @@ mod on_tokio {
     use crate::columns::Column;
     use crate::echo::Counters;
     use ::tokio as rt;
+    use hyper_util::rt::{TokioIo as HyperIo, TokioTimer as HyperTimer};
 
     /// tokio has one configuration.
     fn configure(_: &mut rt::runtime::Builder, column: Column) {
@@ -43,6 +45,8 @@ mod on_tokio {
 
     #[path = "workloads_fs.rs"]
     pub mod fs;
+    #[path = "workloads_http.rs"]
+    pub mod http_hello;
     #[path = "workloads_net.rs"]
     pub mod net;
     #[path = "workloads_process.rs"]
@@ -59,6 +63,7 @@ mod on_tokiwa {
     use crate::echo::Counters;
     use ::tokiwa as rt;
     use rt::runtime::Driver;
+    use tokiwa_compat::hyper::{TokiwaIo as HyperIo, TokiwaTimer as HyperTimer};
 
     fn driver(column: Column) -> Driver {
         match column {
@@ -104,6 +109,8 @@ mod on_tokiwa {
 
     #[path = "workloads_fs.rs"]
     pub mod fs;
+    #[path = "workloads_http.rs"]
+    pub mod http_hello;
     #[path = "workloads_net.rs"]
     pub mod net;
     #[path = "workloads_process.rs"]
@@ -117,6 +124,7 @@ mod on_tokiwa {
 mod columns;
 mod echo;
 mod fs;
+mod http_rows;
 mod process;
 mod rt_rows;
 mod timers;
@@ -203,6 +211,7 @@ struct Mode {
     timers: &'static timers::Plan,
     process: &'static process::Plan,
     fs: &'static fs::Plan,
+    http: &'static http_rows::Plan,
 }
 
 const QUICK: Mode = Mode {
@@ -213,6 +222,7 @@ const QUICK: Mode = Mode {
     timers: &timers::QUICK,
     process: &process::QUICK,
     fs: &fs::QUICK,
+    http: &http_rows::QUICK,
 };
 
 const FULL: Mode = Mode {
@@ -223,6 +233,7 @@ const FULL: Mode = Mode {
     timers: &timers::FULL,
     process: &process::FULL,
     fs: &fs::FULL,
+    http: &http_rows::FULL,
 };
 
 static PHASE: Mutex<Option<(String, Instant)>> = Mutex::new(None);
@@ -281,6 +292,7 @@ fn print_tables(mode: &Mode, header: &str) {
     timers::print(mode.timers);
     process::print(mode.process);
     fs::print(mode.fs);
+    http_rows::print(mode.http);
 }
 
 /// The 1-minute load average (Linux), to tell a reader when other processes
@@ -333,6 +345,7 @@ fn main() {
                 println!("          `workload/flavour` (e.g. `yield_many/current`), `tcp_echo/c16/16KiB/multi(2)`,");
                 println!("          `timers/sleep_100k/current`, `timers/late_1ms/multi(2)`, `process_spawn/current`,");
                 println!("          `fs_seq_read/multi(2)`, `fs_random_read/t8/current`, `fs_small_files/current` (`fs_`: all fs rows)");
+                println!("          `http_hello/c16/multi(1)` (`http`: the HTTP row)");
                 return;
             }
             // `cargo bench` style harness flags are accepted and ignored.
@@ -361,6 +374,7 @@ fn main() {
     timers::run(mode.timers, &selected);
     process::run(mode.process, &selected);
     fs::run(mode.fs, &selected);
+    http_rows::run(mode.http, &selected);
     eprintln!("done in {:.1} s\n", started.elapsed().as_secs_f64());
     print_tables(mode, &header);
     if let (Some(before), Some(after)) = (load_before, load_average()) {

@@ -20,3 +20,9 @@ pub use io::{
 
 #[cfg(feature = "stream")]
 pub mod stream;
+
+#[cfg(feature = "hyper")]
+pub mod hyper;
+
+#[cfg(feature = "axum")]
+pub mod axum;
