@@ -333,12 +333,29 @@ fn header(mode: &Mode) -> String {
 fn main() {
     let mut mode: &'static Mode = &FULL;
     let mut filters = Vec::new();
+    let mut http_conns = None;
+    let mut http_pin = false;
     for arg in std::env::args().skip(1) {
         match arg.as_str() {
             "--quick" => mode = &QUICK,
             "--full" => mode = &FULL,
+            "--http-pin" => http_pin = true,
+            f if f.starts_with("--http-conns=") => {
+                let n = &f["--http-conns=".len()..];
+                match n.parse::<usize>() {
+                    Ok(n) if n > 0 => http_conns = Some(n),
+                    _ => {
+                        eprintln!("bad {f}: want a positive number of connections");
+                        std::process::exit(1);
+                    }
+                }
+            }
             "-h" | "--help" => {
-                println!("usage: tokiwa-benches [--quick] [FILTER...]");
+                println!(
+                    "usage: tokiwa-benches [--quick] [--http-conns=N] [--http-pin] [FILTER...]"
+                );
+                println!("  --http-conns=N: the http row's keep-alive connections (default 16)");
+                println!("  --http-pin: the http row's load thread on the 2nd CPU, its server on the 1st");
                 println!(
                     "  FILTER: run only rows whose key contains one of these substrings; keys are"
                 );
@@ -358,6 +375,7 @@ fn main() {
         }
     }
 
+    http_rows::configure(http_conns, http_pin);
     columns::probe();
     for why in &columns().missing {
         eprintln!("NOTE: {why}");

@@ -3,8 +3,8 @@
 // Compiled twice by `main.rs` like `workloads.rs`: the parent module binds
 // `rt` to `::tokio` or `::tokiwa`, and `HyperIo`/`HyperTimer` to
 // hyper-util's `TokioIo`/`TokioTimer` or tokiwa-compat's
-// `TokiwaIo`/`TokiwaTimer`. The load comes from `http_rows.rs`'s blocking
-// client threads, which know nothing of either runtime.
+// `TokiwaIo`/`TokiwaTimer`. The load comes from `http_rows.rs`'s
+// one-thread epoll load generator, which knows nothing of either runtime.
 
 use super::rt;
 use super::{HyperIo, HyperTimer};
@@ -17,7 +17,7 @@ use hyper::service::service_fn;
 use hyper::{Request, Response};
 
 use crate::columns::Column;
-use crate::http_rows::{load, HttpRound, HttpShape, BODY, SERVER_WORKERS};
+use crate::http_rows::{load, pin_to, pinned, HttpRound, HttpShape, BODY, SERVER_WORKERS};
 
 async fn hello(_: Request<Incoming>) -> Result<Response<Full<Bytes>>, Infallible> {
     Ok(Response::new(Full::new(Bytes::from_static(BODY))))
@@ -28,7 +28,15 @@ async fn hello(_: Request<Incoming>) -> Result<Response<Full<Bytes>>, Infallible
 /// measured.
 pub fn http_hello_round(column: Column, shape: HttpShape) -> HttpRound {
     let mut builder = rt::runtime::Builder::new_multi_thread();
-    builder.worker_threads(SERVER_WORKERS).enable_all();
+    builder
+        .worker_threads(SERVER_WORKERS)
+        .thread_name("http-server")
+        .enable_all();
+    if pinned() {
+        // Every runtime thread (worker, and the blocking pool or poll
+        // thread if any) on the first CPU; the load thread takes the second.
+        builder.on_thread_start(|| pin_to(0));
+    }
     super::configure(&mut builder, column);
     let runtime = builder
         .build()
