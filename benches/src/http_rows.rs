@@ -448,8 +448,9 @@ fn drive(addr: SocketAddr, shape: HttpShape) -> HttpRound {
 struct Row {
     rates: Vec<Vec<f64>>,
     latencies: Vec<Vec<u32>>,
-    /// Per round, the load thread's and the server's CPU use.
-    cpu: Vec<Vec<(f64, f64)>>,
+    /// Per round, the load thread's and the server's CPU use, and the
+    /// server's CPU time per request (µs).
+    cpu: Vec<Vec<(f64, f64, f64)>>,
 }
 
 static ROWS: Mutex<Vec<Row>> = Mutex::new(Vec::new());
@@ -477,7 +478,7 @@ pub fn run(plan: &Plan, selected: &impl Fn(&str) -> bool) {
     let done = std::panic::catch_unwind(|| {
         let mut rates: Vec<Vec<f64>> = cols.iter().map(|_| Vec::new()).collect();
         let mut latencies: Vec<Vec<u32>> = cols.iter().map(|_| Vec::new()).collect();
-        let mut cpu: Vec<Vec<(f64, f64)>> = cols.iter().map(|_| Vec::new()).collect();
+        let mut cpu: Vec<Vec<(f64, f64, f64)>> = cols.iter().map(|_| Vec::new()).collect();
         let shape = shape(plan);
         for r in 0..plan.rounds {
             for k in 0..cols.len() {
@@ -489,7 +490,11 @@ pub fn run(plan: &Plan, selected: &impl Fn(&str) -> bool) {
                 );
                 rates[i].push(got.rate);
                 latencies[i].extend(got.latencies_ns);
-                cpu[i].push((got.client_cpu, got.server_cpu));
+                cpu[i].push((
+                    got.client_cpu,
+                    got.server_cpu,
+                    got.server_cpu * 1e6 / got.rate,
+                ));
             }
         }
         Row {
@@ -602,16 +607,19 @@ pub fn print(plan: &Plan) {
 
     println!(
         "\nCPU use in the timed part (median over rounds; 100% = one CPU busy the whole time; \
-         the server side = the process minus the load thread):"
+         the server side = the process minus the load thread; \
+         on a shared machine, where neither side gets a whole CPU, CPU per request compares the servers best):"
     );
     for (i, c) in columns().main.iter().enumerate() {
         let client = median(&row.cpu[i].iter().map(|x| x.0).collect::<Vec<_>>());
         let server = median(&row.cpu[i].iter().map(|x| x.1).collect::<Vec<_>>());
+        let per_request = median(&row.cpu[i].iter().map(|x| x.2).collect::<Vec<_>>());
         println!(
-            "  {:<8} load thread {:>5}%   server {:>5}%",
+            "  {:<8} load thread {:>5}%   server {:>5}%   server CPU per request {:>6} µs",
             c.label(),
             fig(client.map(|x| x * 100.0), 0),
             fig(server.map(|x| x * 100.0), 0),
+            fig(per_request, 2),
         );
     }
 

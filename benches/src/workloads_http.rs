@@ -30,7 +30,7 @@ pub fn http_hello_round(column: Column, shape: HttpShape) -> HttpRound {
     let mut builder = rt::runtime::Builder::new_multi_thread();
     builder
         .worker_threads(SERVER_WORKERS)
-        .thread_name("http-server")
+        .thread_name(format!("http-{}", column.label()))
         .enable_all();
     if pinned() {
         // Every runtime thread (worker, and the blocking pool or poll
