@@ -146,6 +146,10 @@ pub struct HttpRound {
     /// The rest of the process's (the server runtime's threads') CPU time
     /// over the timed part's wall time.
     pub server_cpu: f64,
+    /// Over the timed part's wall time, the time the load thread, and the
+    /// server's threads together, were runnable but waiting for a CPU.
+    pub client_wait: f64,
+    pub server_wait: f64,
 }
 
 /// CPU time (user + system) of `who` (`RUSAGE_THREAD` or `RUSAGE_SELF`).
@@ -158,6 +162,43 @@ fn cpu_time(who: libc::c_int) -> Duration {
     };
     let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
     tv(ru.ru_utime) + tv(ru.ru_stime)
+}
+
+/// Scheduler time (`/proc/<tid>/schedstat`: on a CPU, and runnable but
+/// waiting for one) of the load thread and of the rest of the process (the
+/// server runtime's threads; the main thread and the watchdog only sleep).
+#[derive(Clone, Copy, Default)]
+struct Sched {
+    load_run: u64,
+    load_wait: u64,
+    server_run: u64,
+    server_wait: u64,
+}
+
+fn sched() -> Sched {
+    // SAFETY: plain syscall.
+    let me = unsafe { libc::gettid() }.to_string();
+    let mut s = Sched::default();
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return s;
+    };
+    for task in tasks.flatten() {
+        let Ok(stat) = std::fs::read_to_string(task.path().join("schedstat")) else {
+            continue;
+        };
+        let mut f = stat
+            .split_whitespace()
+            .map(|x| x.parse::<u64>().unwrap_or(0));
+        let (run, wait) = (f.next().unwrap_or(0), f.next().unwrap_or(0));
+        if task.file_name().to_str() == Some(me.as_str()) {
+            s.load_run += run;
+            s.load_wait += wait;
+        } else {
+            s.server_run += run;
+            s.server_wait += wait;
+        }
+    }
+    s
 }
 
 /// Parses the response at the start of `buf`: true once all of it (head
@@ -290,6 +331,7 @@ enum Phase {
         started: Instant,
         client_cpu: Duration,
         process_cpu: Duration,
+        sched: Sched,
     },
     /// Clock stopped; waiting for the requests still in flight.
     Drain { until: Instant },
@@ -350,6 +392,7 @@ fn drive(addr: SocketAddr, shape: HttpShape) -> HttpRound {
     let start_timed = |conns: &mut Vec<Conn>, in_flight: &mut usize| {
         let client_cpu = cpu_time(libc::RUSAGE_THREAD);
         let process_cpu = cpu_time(libc::RUSAGE_SELF);
+        let sched = sched();
         let started = Instant::now();
         for (token, c) in conns.iter_mut().enumerate() {
             c.send(ep, token);
@@ -360,6 +403,7 @@ fn drive(addr: SocketAddr, shape: HttpShape) -> HttpRound {
             started,
             client_cpu,
             process_cpu,
+            sched,
         }
     };
     if shape.warm_up == 0 {
@@ -412,6 +456,7 @@ fn drive(addr: SocketAddr, shape: HttpShape) -> HttpRound {
                     started,
                     client_cpu,
                     process_cpu,
+                    sched: before,
                 } => {
                     if now < deadline {
                         let ns = now.duration_since(c.sent_at).as_nanos();
@@ -422,7 +467,14 @@ fn drive(addr: SocketAddr, shape: HttpShape) -> HttpRound {
                         let wall = now.duration_since(started).as_secs_f64();
                         let client = (cpu_time(libc::RUSAGE_THREAD) - client_cpu).as_secs_f64();
                         let process = (cpu_time(libc::RUSAGE_SELF) - process_cpu).as_secs_f64();
-                        measured = Some((client / wall, (process - client) / wall));
+                        let after = sched();
+                        let ns = |a: u64, b: u64| a.saturating_sub(b) as f64 / 1e9 / wall;
+                        measured = Some((
+                            client / wall,
+                            (process - client) / wall,
+                            ns(after.load_wait, before.load_wait),
+                            ns(after.server_wait, before.server_wait),
+                        ));
                         phase = Phase::Drain {
                             until: now + Duration::from_secs(2),
                         };
@@ -435,12 +487,15 @@ fn drive(addr: SocketAddr, shape: HttpShape) -> HttpRound {
     drop(conns);
     // SAFETY: `ep` is ours and closed once.
     unsafe { libc::close(ep) };
-    let (client_cpu, server_cpu) = measured.expect("the timed part ended");
+    let (client_cpu, server_cpu, client_wait, server_wait) =
+        measured.expect("the timed part ended");
     HttpRound {
         rate: latencies_ns.len() as f64 / shape.duration.as_secs_f64(),
         latencies_ns,
         client_cpu,
         server_cpu,
+        client_wait,
+        server_wait,
     }
 }
 
@@ -450,7 +505,7 @@ struct Row {
     latencies: Vec<Vec<u32>>,
     /// Per round, the load thread's and the server's CPU use, and the
     /// server's CPU time per request (µs).
-    cpu: Vec<Vec<(f64, f64, f64)>>,
+    cpu: Vec<Vec<[f64; 5]>>,
 }
 
 static ROWS: Mutex<Vec<Row>> = Mutex::new(Vec::new());
@@ -478,7 +533,7 @@ pub fn run(plan: &Plan, selected: &impl Fn(&str) -> bool) {
     let done = std::panic::catch_unwind(|| {
         let mut rates: Vec<Vec<f64>> = cols.iter().map(|_| Vec::new()).collect();
         let mut latencies: Vec<Vec<u32>> = cols.iter().map(|_| Vec::new()).collect();
-        let mut cpu: Vec<Vec<(f64, f64, f64)>> = cols.iter().map(|_| Vec::new()).collect();
+        let mut cpu: Vec<Vec<[f64; 5]>> = cols.iter().map(|_| Vec::new()).collect();
         let shape = shape(plan);
         for r in 0..plan.rounds {
             for k in 0..cols.len() {
@@ -490,11 +545,13 @@ pub fn run(plan: &Plan, selected: &impl Fn(&str) -> bool) {
                 );
                 rates[i].push(got.rate);
                 latencies[i].extend(got.latencies_ns);
-                cpu[i].push((
+                cpu[i].push([
                     got.client_cpu,
+                    got.client_wait,
                     got.server_cpu,
+                    got.server_wait,
                     got.server_cpu * 1e6 / got.rate,
-                ));
+                ]);
             }
         }
         Row {
@@ -608,18 +665,22 @@ pub fn print(plan: &Plan) {
     println!(
         "\nCPU use in the timed part (median over rounds; 100% = one CPU busy the whole time; \
          the server side = the process minus the load thread; \
+         waiting = runnable, not running (schedstat); a side near 100% running + waiting is saturated, \
+         and its waiting share is what other threads took from it; \
          on a shared machine, where neither side gets a whole CPU, CPU per request compares the servers best):"
     );
     for (i, c) in columns().main.iter().enumerate() {
-        let client = median(&row.cpu[i].iter().map(|x| x.0).collect::<Vec<_>>());
-        let server = median(&row.cpu[i].iter().map(|x| x.1).collect::<Vec<_>>());
-        let per_request = median(&row.cpu[i].iter().map(|x| x.2).collect::<Vec<_>>());
+        let m = |k: usize| median(&row.cpu[i].iter().map(|x| x[k]).collect::<Vec<_>>());
+        let pc = |k: usize| fig(m(k).map(|x| x * 100.0), 0);
         println!(
-            "  {:<8} load thread {:>5}%   server {:>5}%   server CPU per request {:>6} µs",
+            "  {:<8} load thread {:>4}% (+{:>3}% waiting for a CPU)   server {:>4}% (+{:>3}% waiting)   \
+             server CPU per request {:>6} µs",
             c.label(),
-            fig(client.map(|x| x * 100.0), 0),
-            fig(server.map(|x| x * 100.0), 0),
-            fig(per_request, 2),
+            pc(0),
+            pc(1),
+            pc(2),
+            pc(3),
+            fig(m(4), 2),
         );
     }
 
