@@ -427,8 +427,8 @@ fn drive(addr: SocketAddr, shape: HttpShape) -> HttpRound {
             assert_eq!(e.kind(), ErrorKind::Interrupted, "epoll_wait: {e}");
             continue;
         }
-        for k in 0..n as usize {
-            let (bits, token) = (events[k].events, events[k].u64 as usize);
+        for ev in &events[..n as usize] {
+            let (bits, token) = (ev.events, ev.u64 as usize);
             let c = &mut conns[token];
             if bits & libc::EPOLLOUT as u32 != 0 && c.written < REQUEST.len() {
                 c.flush(ep, token);
