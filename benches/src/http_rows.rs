@@ -150,6 +150,9 @@ pub struct HttpRound {
     /// server's threads together, were runnable but waiting for a CPU.
     pub client_wait: f64,
     pub server_wait: f64,
+    /// tokiwa only: the worker's parks and ring enters per request, over
+    /// the whole round (the warm-up is a few % of it).
+    pub per_request: Option<(f64, f64)>,
 }
 
 /// CPU time (user + system) of `who` (`RUSAGE_THREAD` or `RUSAGE_SELF`).
@@ -496,6 +499,7 @@ fn drive(addr: SocketAddr, shape: HttpShape) -> HttpRound {
         server_cpu,
         client_wait,
         server_wait,
+        per_request: None,
     }
 }
 
@@ -506,6 +510,8 @@ struct Row {
     /// Per round, the load thread's and the server's CPU use, and the
     /// server's CPU time per request (µs).
     cpu: Vec<Vec<[f64; 5]>>,
+    /// tokiwa columns: per round, parks and ring enters per request.
+    counts: Vec<Vec<(f64, f64)>>,
 }
 
 static ROWS: Mutex<Vec<Row>> = Mutex::new(Vec::new());
@@ -534,6 +540,7 @@ pub fn run(plan: &Plan, selected: &impl Fn(&str) -> bool) {
         let mut rates: Vec<Vec<f64>> = cols.iter().map(|_| Vec::new()).collect();
         let mut latencies: Vec<Vec<u32>> = cols.iter().map(|_| Vec::new()).collect();
         let mut cpu: Vec<Vec<[f64; 5]>> = cols.iter().map(|_| Vec::new()).collect();
+        let mut counts: Vec<Vec<(f64, f64)>> = cols.iter().map(|_| Vec::new()).collect();
         let shape = shape(plan);
         for r in 0..plan.rounds {
             for k in 0..cols.len() {
@@ -552,12 +559,14 @@ pub fn run(plan: &Plan, selected: &impl Fn(&str) -> bool) {
                     got.server_wait,
                     got.server_cpu * 1e6 / got.rate,
                 ]);
+                counts[i].extend(got.per_request);
             }
         }
         Row {
             rates,
             latencies,
             cpu,
+            counts,
         }
     });
     crate::clear_phase();
@@ -565,6 +574,7 @@ pub fn run(plan: &Plan, selected: &impl Fn(&str) -> bool) {
         rates: Vec::new(),
         latencies: Vec::new(),
         cpu: Vec::new(),
+        counts: Vec::new(),
     }));
 }
 
@@ -682,6 +692,16 @@ pub fn print(plan: &Plan) {
             pc(3),
             fig(m(4), 2),
         );
+        if !row.counts[i].is_empty() {
+            let parks = median(&row.counts[i].iter().map(|x| x.0).collect::<Vec<_>>());
+            let enters = median(&row.counts[i].iter().map(|x| x.1).collect::<Vec<_>>());
+            println!(
+                "  {:<8} per request: {} worker parks, {} ring enters",
+                "",
+                fig(parks, 3),
+                fig(enters, 3),
+            );
+        }
     }
 
     let at = |c: Column| columns().main.iter().position(|&x| x == c);

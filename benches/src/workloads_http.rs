@@ -61,7 +61,13 @@ pub fn http_hello_round(column: Column, shape: HttpShape) -> HttpRound {
             });
         }
     });
-    let round = load(addr, shape);
+    let before = super::counters(runtime.handle());
+    let mut round = load(addr, shape);
+    if let (Some(before), Some(after)) = (before, super::counters(runtime.handle())) {
+        let d = after - before;
+        let requests = (round.latencies_ns.len() + shape.conns * shape.warm_up) as f64;
+        round.per_request = Some((d.parks as f64 / requests, d.ring_enters as f64 / requests));
+    }
     drop(runtime);
     round
 }
