@@ -164,12 +164,12 @@ fn stats(column: Column, rounds: Vec<EchoRound>) -> Stats {
 }
 
 /// Nearest-rank percentile of the sorted `sorted`, `permille` in 1..=1000.
-fn percentile(sorted: &[u64], permille: usize) -> u64 {
+pub fn percentile(sorted: &[u64], permille: usize) -> u64 {
     let rank = (permille * sorted.len()).div_ceil(1000).max(1);
     sorted[rank - 1]
 }
 
-fn msg_label(msg: usize) -> String {
+pub fn msg_label(msg: usize) -> String {
     if msg >= 1024 && msg.is_multiple_of(1024) {
         format!("{}KiB", msg / 1024)
     } else {

@@ -9,10 +9,12 @@
 //! `workloads_time.rs` (`timers`), `workloads_process.rs`
 //! (`process_spawn`), `workloads_fs.rs` (the `fs_` rows) and
 //! `workloads_http.rs` (`http_hello`, with hyper); each file is
-//! compiled twice below, with `rt` bound to each runtime. A `Column`
+//! compiled twice below, with `rt` bound to each runtime
+//! (`workloads_echo_compat.rs`, the `echo_compat` rows, only for tokiwa:
+//! it needs tokiwa-compat). A `Column`
 //! (`columns.rs`) picks the copy and tokiwa's driver. The rows are driven
 //! and printed by `rt_rows.rs`, `echo.rs`, `timers.rs`, `process.rs`,
-//! `fs.rs` and `http_rows.rs`; each rotates which column runs first, so that
+//! `fs.rs`, `http_rows.rs` and `echo_compat.rs`; each rotates which column runs first, so that
 //! drift and background load hit every column alike.
 
 // The same workload file is deliberately loaded once per runtime.
@@ -107,6 +109,8 @@ mod on_tokiwa {
         Some(c)
     }
 
+    #[path = "workloads_echo_compat.rs"]
+    pub mod echo_compat;
     #[path = "workloads_fs.rs"]
     pub mod fs;
     #[path = "workloads_http.rs"]
@@ -123,6 +127,7 @@ mod on_tokiwa {
 
 mod columns;
 mod echo;
+mod echo_compat;
 mod fs;
 mod http_rows;
 mod process;
@@ -208,6 +213,7 @@ struct Mode {
     hang_after: Duration,
     rt: &'static rt_rows::Plan,
     echo: &'static echo::Plan,
+    echo_compat: &'static echo_compat::Plan,
     timers: &'static timers::Plan,
     process: &'static process::Plan,
     fs: &'static fs::Plan,
@@ -219,6 +225,7 @@ const QUICK: Mode = Mode {
     hang_after: Duration::from_secs(20),
     rt: &rt_rows::QUICK,
     echo: &echo::QUICK,
+    echo_compat: &echo_compat::QUICK,
     timers: &timers::QUICK,
     process: &process::QUICK,
     fs: &fs::QUICK,
@@ -230,6 +237,7 @@ const FULL: Mode = Mode {
     hang_after: Duration::from_secs(60),
     rt: &rt_rows::FULL,
     echo: &echo::FULL,
+    echo_compat: &echo_compat::FULL,
     timers: &timers::FULL,
     process: &process::FULL,
     fs: &fs::FULL,
@@ -289,6 +297,7 @@ fn print_tables(mode: &Mode, header: &str) {
     println!("{header}");
     rt_rows::print(mode.rt);
     echo::print(mode.echo);
+    echo_compat::print(mode.echo_compat);
     timers::print(mode.timers);
     process::print(mode.process);
     fs::print(mode.fs);
@@ -363,6 +372,7 @@ fn main() {
                 println!("          `timers/sleep_100k/current`, `timers/late_1ms/multi(2)`, `process_spawn/current`,");
                 println!("          `fs_seq_read/multi(2)`, `fs_random_read/t8/current`, `fs_small_files/current` (`fs_`: all fs rows)");
                 println!("          `http_hello/c16/multi(1)` (`http`: the HTTP row)");
+                println!("          `echo_compat/c1/64B/multi(2)` (`echo_compat`: tcp_echo plain vs through tokiwa-compat's futures-io adapter, tokiwa only)");
                 return;
             }
             // `cargo bench` style harness flags are accepted and ignored.
@@ -389,6 +399,7 @@ fn main() {
     let started = Instant::now();
     rt_rows::run(mode.rt, &selected);
     echo::run(mode.echo, &selected);
+    echo_compat::run(mode.echo_compat, &selected);
     timers::run(mode.timers, &selected);
     process::run(mode.process, &selected);
     fs::run(mode.fs, &selected);
