@@ -42,6 +42,22 @@ pub struct EchoRound {
     pub elapsed: Duration,
     /// What the runtime's workers did meanwhile (tokiwa only).
     pub counters: Option<Counters>,
+    /// The process's CPU time (user + system, every thread) over the same
+    /// window: what the round trips cost, however many CPUs the machine
+    /// lent.
+    pub cpu: Duration,
+}
+
+/// The process's CPU time so far (`CLOCK_PROCESS_CPUTIME_ID`).
+pub fn process_cpu() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes the timespec it is given.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime");
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
 }
 
 /// Per-runtime sums over the workers of tokiwa's `RuntimeMetrics` counts.

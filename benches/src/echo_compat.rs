@@ -84,6 +84,10 @@ struct Stats {
     spread: f64,
     /// Each round's trips/s, in round order.
     per_round: Vec<f64>,
+    /// The process's CPU time per round trip (us), all rounds pooled.
+    cpu_us: f64,
+    /// Each round's CPU time per round trip (us), in round order.
+    cpu_per_round: Vec<f64>,
 }
 
 struct Line {
@@ -92,6 +96,8 @@ struct Line {
     /// each round's two variants having run back to back: the figure the
     /// acceptance reads, as it cancels the drift that moves both alike.
     paired: [f64; 3],
+    /// The same quartiles of each round's compat/plain CPU time per trip.
+    paired_cpu: [f64; 3],
     plain: Stats,
     compat: Stats,
 }
@@ -114,6 +120,11 @@ fn stats(rounds: Vec<EchoRound>) -> Stats {
     let (min, max) = per_round
         .iter()
         .fold((f64::MAX, f64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+    let cpu_per_round: Vec<f64> = rounds
+        .iter()
+        .map(|r| us(r.cpu) / r.rtts_ns.len().max(1) as f64)
+        .collect();
+    let cpu: Duration = rounds.iter().map(|r| r.cpu).sum();
     let elapsed: Duration = rounds.iter().map(|r| r.elapsed).sum();
     let mut rtts: Vec<u64> = rounds.into_iter().flat_map(|r| r.rtts_ns).collect();
     rtts.sort_unstable();
@@ -123,6 +134,8 @@ fn stats(rounds: Vec<EchoRound>) -> Stats {
         rtt: [at(500), at(990)],
         spread: (max - min) / mean,
         per_round,
+        cpu_us: us(cpu) / rtts.len().max(1) as f64,
+        cpu_per_round,
     }
 }
 
@@ -134,6 +147,19 @@ fn tokiwa_columns() -> Vec<Column> {
         .copied()
         .filter(|&c| c != Column::Tokio)
         .collect()
+}
+
+/// p25, median, p75 of the per-round ratios `compat[i] / plain[i]`
+/// (linear interpolation between the closest ranks).
+fn quartiles(compat: &[f64], plain: &[f64]) -> [f64; 3] {
+    let mut ratios: Vec<f64> = compat.iter().zip(plain).map(|(c, p)| c / p).collect();
+    ratios.sort_by(f64::total_cmp);
+    let q = |f: f64| {
+        let pos = f * (ratios.len() - 1) as f64;
+        let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+        ratios[lo] + (ratios[hi] - ratios[lo]) * (pos - lo as f64)
+    };
+    [q(0.25), q(0.5), q(0.75)]
 }
 
 fn row(plan: &Plan, conns: usize, msg: usize) -> Row {
@@ -178,22 +204,10 @@ fn row(plan: &Plan, conns: usize, msg: usize) -> Row {
         .zip(rounds)
         .map(|(column, [plain, compat])| {
             let (plain, compat) = (stats(plain), stats(compat));
-            let mut ratios: Vec<f64> = compat
-                .per_round
-                .iter()
-                .zip(&plain.per_round)
-                .map(|(c, p)| c / p)
-                .collect();
-            ratios.sort_by(f64::total_cmp);
-            // Linear interpolation between the closest ranks.
-            let q = |f: f64| {
-                let pos = f * (ratios.len() - 1) as f64;
-                let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
-                ratios[lo] + (ratios[hi] - ratios[lo]) * (pos - lo as f64)
-            };
             Line {
                 column,
-                paired: [q(0.25), q(0.5), q(0.75)],
+                paired: quartiles(&compat.per_round, &plain.per_round),
+                paired_cpu: quartiles(&compat.cpu_per_round, &plain.cpu_per_round),
                 plain,
                 compat,
             }
@@ -283,6 +297,35 @@ fn print_rows(plan: &Plan, rows: &[Row]) {
             ));
         }
     }
+    println!(
+        "\nCPU per round trip: the process's CPU time (user + system, every thread: clients, server, \
+         poll thread) over each window / its round trips;\n\
+         unlike trips/s it does not move with how much CPU a shared machine lends, so it shows the adapter's own cost\n"
+    );
+    out(&format!(
+        "{:<20}|{:>10}{:>10} |{:>8} |{:^22} |",
+        "", "plain", "compat", "pooled", "paired compat / plain"
+    ));
+    out(&format!(
+        "{:<5}{:<6}{:<9}|{:>10}{:>10} |{:>8} |{:>7}{:>15} |",
+        "C", "M", "column", "us/trip", "us/trip", "ratio", "median", "[p25, p75]"
+    ));
+    println!("{}", "-".repeat(20 + 21 + 10 + 24));
+    for row in rows {
+        let mut label = format!("{:<5}{:<6}", row.conns, msg_label(row.msg));
+        for l in &row.lines {
+            out(&format!(
+                "{label:<11}{:<9}|{:>10.2}{:>10.2} |{:>8.3} |{:>7.3}{:>15} |",
+                l.column.label(),
+                l.plain.cpu_us,
+                l.compat.cpu_us,
+                l.compat.cpu_us / l.plain.cpu_us,
+                l.paired_cpu[1],
+                format!("[{:.3}, {:.3}]", l.paired_cpu[0], l.paired_cpu[2]),
+            ));
+            label.clear();
+        }
+    }
 }
 
 /// Issue 6's acceptance, read off every line's paired median.
@@ -333,6 +376,22 @@ fn print_acceptance(rows: &[Row]) {
         worst_row.conns,
         msg_label(worst_row.msg),
         worst.column.label(),
+    );
+    let cpu = lines.iter().map(|(_, l)| l.paired_cpu[1]).sum::<f64>() / lines.len() as f64;
+    let (cpu_row, cpu_worst) = lines
+        .iter()
+        .max_by(|a, b| {
+            (a.1.paired_cpu[1] - 1.0)
+                .abs()
+                .total_cmp(&(b.1.paired_cpu[1] - 1.0).abs())
+        })
+        .expect("not empty");
+    println!(
+        "CPU per round trip, compat / plain (paired medians): mean {cpu:.3}; furthest from 1.00: {:.3} ({}x{} {})",
+        cpu_worst.paired_cpu[1],
+        cpu_row.conns,
+        msg_label(cpu_row.msg),
+        cpu_worst.column.label(),
     );
     if !outside.is_empty() {
         println!(

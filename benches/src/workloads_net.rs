@@ -107,6 +107,7 @@ async fn echo(shape: EchoShape) -> EchoRound {
     ready.wait().await;
     let handle = rt::runtime::Handle::current();
     let counters_before = super::counters(&handle);
+    let cpu_before = crate::echo::process_cpu();
     let start = Instant::now();
     deadline_tx.send_replace(Some(start + window));
     let mut rtts_ns = Vec::new();
@@ -117,6 +118,7 @@ async fn echo(shape: EchoShape) -> EchoRound {
         rtts_ns.extend_from_slice(&rtts);
         end = end.max(finished);
     }
+    let cpu = crate::echo::process_cpu() - cpu_before;
     let counters = super::counters(&handle)
         .zip(counters_before)
         .map(|(after, before)| after - before);
@@ -125,5 +127,6 @@ async fn echo(shape: EchoShape) -> EchoRound {
         rtts_ns,
         elapsed: end - start,
         counters,
+        cpu,
     }
 }
