@@ -83,6 +83,18 @@ pub mod sync {
 #[cfg(feature = "macros")]
 pub use tokio::{join, pin, select, try_join};
 
+#[doc(hidden)]
+pub mod macros {
+    //! tokio's hidden `tokio::macros::support` path, which some code (tokio's
+    //! own tests among it) names directly. The macros tokiwa re-exports
+    //! expand to the `tokio` crate's path, not to this one.
+    #[doc(hidden)]
+    pub mod support {
+        //! The helpers of tokio's macros, re-exported.
+        pub use tokio::macros::support::*;
+    }
+}
+
 #[cfg(feature = "macros")]
 pub use tokiwa_macros::{main, test};
 

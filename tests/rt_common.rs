@@ -391,6 +391,35 @@ rt_test! {
         });
     }
 
+    fn cooperative_spinner_does_not_starve_task() {
+        // A future wrapped in `coop::cooperative` spends budget per poll.
+        let rt = rt();
+        spinner_lets_setter_run(&rt, 100 * STARVATION_LIMIT, "setter starved by cooperative", || {
+            task::coop::cooperative(std::future::ready(()))
+        });
+    }
+
+    fn poll_proceed_spends_and_restores_budget() {
+        let rt = rt();
+        let task = rt.spawn(poll_fn(|cx| {
+            // A guard dropped without `made_progress` gives its unit back.
+            for _ in 0..1000 {
+                let guard = std::task::ready!(task::coop::poll_proceed(cx));
+                drop(guard);
+            }
+            assert!(task::coop::has_budget_remaining());
+            let mut spent = 0;
+            while let Poll::Ready(guard) = task::coop::poll_proceed(cx) {
+                guard.made_progress();
+                spent += 1;
+            }
+            assert_eq!(spent, 128, "tokio's budget per poll");
+            assert!(!task::coop::has_budget_remaining());
+            Poll::Ready(())
+        }));
+        rt.block_on(task).unwrap();
+    }
+
     fn cross_thread_oneshot() {
         let rt = rt();
         // A task woken from a std thread.

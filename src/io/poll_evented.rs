@@ -34,6 +34,18 @@ impl<E: AsRawFd> PollEvented<E> {
         })
     }
 
+    /// As [`PollEvented::new_with_interest`], for a descriptor of a kind
+    /// the caller has not checked: see `Registration::new_for_any_fd`.
+    #[track_caller]
+    #[cfg_attr(not(feature = "net"), allow(dead_code))]
+    pub(crate) fn new_for_any_fd(io: E, interest: Interest) -> io::Result<Self> {
+        let registration = Registration::new_for_any_fd(io.as_raw_fd(), interest)?;
+        Ok(PollEvented {
+            io: Some(io),
+            registration,
+        })
+    }
+
     pub(crate) fn registration(&self) -> &Registration {
         &self.registration
     }

@@ -15,6 +15,7 @@ use crate::task::coop::Budget;
 use crate::task::Id;
 use std::cell::{Cell, RefCell};
 use std::fmt;
+use std::marker::PhantomData;
 use std::ptr;
 
 pub(crate) const CONTEXT_MISSING_ERROR: &str =
@@ -141,16 +142,32 @@ pub(crate) fn try_set_current(handle: &scheduler::Handle) -> Option<SetCurrentGu
             let prev = ctx.handle.borrow_mut().replace(handle.clone());
             let depth = ctx.depth.get() + 1;
             ctx.depth.set(depth);
-            SetCurrentGuard { prev, depth }
+            SetCurrentGuard {
+                prev,
+                depth,
+                _not_send: PhantomData,
+            }
         })
         .ok()
 }
 
 /// Restores the previous current handle on drop.
+///
+/// It must drop on the thread that made it (it restores that thread's
+/// context), so it is not `Send`; sharing a reference is harmless, so it
+/// is `Sync`, as tokio's guard (and so `EnterGuard`) is.
 pub(crate) struct SetCurrentGuard {
     prev: Option<scheduler::Handle>,
     depth: usize,
+    _not_send: PhantomData<SyncNotSend>,
 }
+
+/// A marker that is `Sync` but not `Send`.
+struct SyncNotSend(PhantomData<*mut ()>);
+
+// SAFETY: the marker holds no data; it only takes `Send` away from the
+// types that contain it, through the raw pointer.
+unsafe impl Sync for SyncNotSend {}
 
 impl Drop for SetCurrentGuard {
     fn drop(&mut self) {

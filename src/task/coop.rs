@@ -13,9 +13,11 @@
 //! unconstrained.
 use crate::runtime::context;
 use pin_project_lite::pin_project;
+use std::cell::Cell;
 use std::future::Future;
+use std::marker::PhantomData;
 use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::task::{ready, Context, Poll};
 
 /// Operations a task may perform per poll (tokio's figure).
 pub(crate) const INITIAL_BUDGET: u8 = 128;
@@ -57,42 +59,87 @@ pub fn has_budget_remaining() -> bool {
     context::budget().is_none_or(|b| b.0 != Some(0))
 }
 
-/// Spends one unit of budget, or wakes the task and returns `Pending` when
-/// it is exhausted. The returned guard gives the unit back unless
-/// [`RestoreOnPending::made_progress`] is called.
-pub(crate) fn poll_proceed(cx: &mut Context<'_>) -> Poll<RestoreOnPending> {
+/// Spends one unit of the current task's budget, or wakes the task and
+/// returns `Pending` when it is exhausted.
+///
+/// This is the building block of a resource that takes part in
+/// cooperative scheduling: call it at the start of a poll, and call
+/// [`RestoreOnPending::made_progress`] on the guard once the operation
+/// completes; if the poll returns `Pending` instead, dropping the guard
+/// gives the unit back. Outside a task (or inside [`unconstrained`]) it is
+/// always ready.
+pub fn poll_proceed(cx: &mut Context<'_>) -> Poll<RestoreOnPending> {
     let Some(budget) = context::budget() else {
-        return Poll::Ready(RestoreOnPending(None));
+        return Poll::Ready(RestoreOnPending::new(None));
     };
     match budget.0 {
-        None => Poll::Ready(RestoreOnPending(None)),
+        None => Poll::Ready(RestoreOnPending::new(None)),
         Some(0) => {
             cx.waker().wake_by_ref();
             Poll::Pending
         }
         Some(n) => {
             context::set_budget(Budget(Some(n - 1)));
-            Poll::Ready(RestoreOnPending(Some(budget)))
+            Poll::Ready(RestoreOnPending::new(Some(budget)))
         }
     }
 }
 
-/// Gives a unit of budget back if the operation did not make progress.
+/// The guard [`poll_proceed`] returns: gives the unit of budget back on
+/// drop unless [`made_progress`](RestoreOnPending::made_progress) was
+/// called.
+///
+/// It restores the budget of the thread it was made on, so it is neither
+/// `Send` nor `Sync`, as in tokio.
 #[derive(Debug)]
-pub(crate) struct RestoreOnPending(Option<Budget>);
+#[must_use]
+pub struct RestoreOnPending(Cell<Option<Budget>>, PhantomData<*mut ()>);
 
 impl RestoreOnPending {
-    pub(crate) fn made_progress(mut self) {
-        self.0 = None;
+    fn new(budget: Option<Budget>) -> RestoreOnPending {
+        RestoreOnPending(Cell::new(budget), PhantomData)
+    }
+
+    /// Marks the operation as complete: the unit of budget stays spent.
+    pub fn made_progress(&self) {
+        self.0.set(None);
     }
 }
 
 impl Drop for RestoreOnPending {
     fn drop(&mut self) {
-        if let Some(budget) = self.0 {
+        if let Some(budget) = self.0.get() {
             context::set_budget(budget);
         }
     }
+}
+
+pin_project! {
+    /// Future for [`cooperative`].
+    #[must_use = "futures do nothing unless polled"]
+    #[derive(Debug)]
+    pub struct Coop<F: Future> {
+        #[pin]
+        inner: F,
+    }
+}
+
+impl<F: Future> Future for Coop<F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let coop = ready!(poll_proceed(cx));
+        let output = ready!(self.project().inner.poll(cx));
+        coop.made_progress();
+        Poll::Ready(output)
+    }
+}
+
+/// Makes a future take part in cooperative scheduling: each poll spends a
+/// unit of the task's budget (given back if the poll returns `Pending`),
+/// and a poll with the budget exhausted yields to the scheduler.
+pub fn cooperative<F: Future>(inner: F) -> Coop<F> {
+    Coop { inner }
 }
 
 /// Consumes a unit of budget and returns control to the scheduler if the

@@ -36,6 +36,7 @@ use std::cell::RefCell;
 use std::error::Error;
 use std::fmt;
 use std::future::Future;
+use std::marker::PhantomPinned;
 use std::mem;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -172,6 +173,7 @@ impl<T: 'static> LocalKey<T> {
             local: self,
             slot: Some(value),
             future: Some(f),
+            _pinned: PhantomPinned,
         }
     }
 
@@ -352,6 +354,10 @@ pin_project! {
         // `None` once the inner future has completed.
         #[pin]
         future: Option<F>,
+        // Never `Unpin`, whatever `F` is, as tokio's: code written against
+        // tokio may rely on pinning it.
+        #[pin]
+        _pinned: PhantomPinned,
     }
 
     impl<T: 'static, F> PinnedDrop for TaskLocalFuture<T, F> {

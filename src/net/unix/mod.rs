@@ -7,7 +7,8 @@
 //! [`crate::net`]; this module names what they hand out: the halves of a
 //! split stream (`split.rs`, see `net/split.rs`), the socket address
 //! (`socket_addr.rs`, a wrapper of std's) and the peer credentials
-//! (`ucred.rs`).
+//! (`ucred.rs`). [`pipe`] holds the pipe and FIFO types, public under
+//! this path as in tokio.
 //!
 //! They follow the TCP types closely: the same `PollEvented` shell around
 //! the standard library's non-blocking socket.
@@ -17,6 +18,7 @@
 pub mod datagram;
 
 pub(crate) mod listener;
+pub mod pipe;
 pub(crate) mod socket;
 mod socket_addr;
 mod split;
