@@ -283,15 +283,10 @@ rt_test! {
             assert!(tx.try_io(|| Ok(())).is_ok());
             let err = rx.try_io(|| Ok(())).unwrap_err();
             assert_eq!(err.kind(), ErrorKind::WouldBlock);
-            // A WouldBlock from the closure clears the readiness.
-            let _ = tx.try_io(|| Err::<(), _>(ErrorKind::WouldBlock.into()));
-            let mut called = false;
-            let _ = tx.try_io(|| {
-                called = true;
-                Ok(())
-            });
-            assert!(!called);
-
+            // (That a `WouldBlock` from the closure clears the readiness is
+            // not asserted here: the registration's own first edge may
+            // still arrive and set it again, on either driver. `AsyncFd`'s
+            // tests cover the clearing on sockets.)
             tx.write_all(&[1]).await.unwrap();
             rx.readable().await.unwrap();
             let mut one = [0u8; 1];
