@@ -95,10 +95,13 @@ enum Slot {
 #[derive(Default)]
 pub(crate) struct OpTable {
     slots: Mutex<slab::Slab<Slot>>,
-    /// Operations the kernel holds (submitted, not completed). `SeqCst` is
-    /// not needed: it is changed and read under `slots`' lock, except by
-    /// the owner's quick "anything in flight?" check, and only the owner
-    /// starts operations, so its own count is never stale to itself.
+    /// Operations the kernel holds (submitted, not completed). `Relaxed`:
+    /// it is changed under `slots`' lock and publishes nothing. Its
+    /// readers outside the lock are the owner's quiesce (only the owner
+    /// starts operations and reaps their completions, so its own count is
+    /// never stale to itself) and idle workers deciding whether to spin
+    /// before they park, for whom a stale value costs a spin or a park,
+    /// never a lost wakeup.
     in_flight: AtomicUsize,
 }
 
