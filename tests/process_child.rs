@@ -321,6 +321,16 @@ rt_test! {
             assert!(child.wait().await.unwrap().success());
         });
     }
+
+    fn a_child_outlives_its_runtime_and_is_waited_on_another() {
+        // `cat` runs until its stdin closes: it is still running when the
+        // runtime that spawned it (and registered its exit watch) is gone.
+        let mut child = rt().block_on(async { cat().spawn().unwrap() });
+        rt().block_on(async {
+            drop(child.stdin.take());
+            assert!(child.wait().await.unwrap().success());
+        });
+    }
 }
 
 #[test]

@@ -22,7 +22,7 @@
 //! SIGCHLD path, so the tests cover it on kernels that have pidfds.
 use crate::io::Interest;
 use crate::runtime::driver::registration::Registration;
-use crate::runtime::scheduler;
+use crate::runtime::{context, scheduler};
 use crate::signal_registry as registry;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -80,7 +80,57 @@ impl ExitWatch {
     }
 
     /// Ready with `child`'s status once it has exited (and is reaped).
+    ///
+    /// A child may outlive the runtime that spawned it and be waited on
+    /// from another (tokio's `process_change_of_runtime`): when the
+    /// registration reports its runtime shut down, the watch moves to the
+    /// current runtime once and waits there.
     pub(super) fn poll_exit(
+        &mut self,
+        cx: &mut Context<'_>,
+        child: &mut StdChild,
+    ) -> Poll<io::Result<ExitStatus>> {
+        let mut moved = false;
+        loop {
+            match self.poll_exit_here(cx, child) {
+                Poll::Ready(Err(e)) if !moved => {
+                    if let Some(status) = child.try_wait()? {
+                        return Poll::Ready(Ok(status));
+                    }
+                    if self.move_to_current_runtime().is_err() {
+                        return Poll::Ready(Err(e));
+                    }
+                    moved = true;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    /// Registers the watched descriptor with the current runtime's driver
+    /// instead of the one it was registered with (which shut down).
+    fn move_to_current_runtime(&mut self) -> io::Result<()> {
+        let handle = context::with_current(scheduler::Handle::clone)
+            .map_err(|e| io::Error::other(e.to_string()))?;
+        let (registration, fd) = match self {
+            ExitWatch::Pidfd {
+                registration,
+                pidfd,
+            } => (registration, pidfd),
+            ExitWatch::Sigchld {
+                registration,
+                eventfd,
+                ..
+            } => (registration, eventfd),
+        };
+        let fresh = Registration::new_with_handle(fd.as_raw_fd(), Interest::READABLE, &handle)?;
+        // The old runtime is gone: its deregistration can only fail.
+        let _ = registration.deregister(fd.as_raw_fd());
+        *registration = fresh;
+        Ok(())
+    }
+
+    fn poll_exit_here(
         &mut self,
         cx: &mut Context<'_>,
         child: &mut StdChild,
