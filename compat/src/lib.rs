@@ -12,6 +12,7 @@
 #![warn(clippy::undocumented_unsafe_blocks)]
 
 mod io;
+mod read_buf;
 
 pub use io::{
     Compat, FuturesAsyncReadCompatExt, FuturesAsyncWriteCompatExt, TokioAsyncReadCompatExt,

@@ -7,8 +7,11 @@
 //! descriptor number below it, and restores both before it finishes.
 
 mod http_support;
+// The descriptor exhaustion of tokiwa's own integration tests.
+#[path = "../../tests/support/fds.rs"]
+#[allow(dead_code)] // `free_one` is for tokiwa's own tests
+mod fds;
 
-use std::fs::File;
 use std::io::Write;
 use std::time::Duration;
 
@@ -18,46 +21,6 @@ use std::future::IntoFuture as _;
 use tokiwa::io::AsyncReadExt;
 use tokiwa::net::{TcpListener, TcpStream};
 use tokiwa::runtime::Driver;
-
-fn nofile_limit() -> libc::rlimit {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: `limit` is a live, writable `rlimit`.
-    assert_eq!(
-        unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) },
-        0
-    );
-    limit
-}
-
-fn set_nofile_limit(limit: libc::rlimit) {
-    // SAFETY: `limit` is a valid `rlimit` no higher than the hard limit.
-    assert_eq!(unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) }, 0);
-}
-
-/// Lowers the soft limit to a little above the highest descriptor in use
-/// and opens `/dev/null` until `EMFILE`. Dropping the result frees them;
-/// the caller restores the limit.
-fn exhaust_descriptors() -> Vec<File> {
-    let highest = std::fs::read_dir("/proc/self/fd")
-        .unwrap()
-        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u64>().ok())
-        .max()
-        .unwrap();
-    let mut limit = nofile_limit();
-    limit.rlim_cur = highest + 16;
-    set_nofile_limit(limit);
-    let mut fillers = Vec::new();
-    loop {
-        match File::open("/dev/null") {
-            Ok(file) => fillers.push(file),
-            Err(e) if e.raw_os_error() == Some(libc::EMFILE) => return fillers,
-            Err(e) => panic!("unexpected error while filling descriptors: {e}"),
-        }
-    }
-}
 
 async fn serve_survives_emfile() {
     const CLIENTS: usize = 3;
@@ -74,14 +37,12 @@ async fn serve_survives_emfile() {
         })
         .collect();
 
-    let original = nofile_limit();
-    let fillers = exhaust_descriptors();
+    let fillers = fds::Exhausted::new();
     let app = Router::new().route("/", get(|| async { "still here" }));
     let server = tokiwa::spawn(tokiwa_compat::axum::serve(listener, app).into_future());
     tokiwa::time::sleep(Duration::from_millis(350)).await;
     let ended = server.is_finished();
     drop(fillers);
-    set_nofile_limit(original);
     assert!(!ended, "the server ended on EMFILE");
 
     for client in clients {

@@ -8,6 +8,17 @@
 //! other and then report how much was filled. It is the same construction as
 //! hyper-util's `TokioIo` (hyper-util `src/rt/tokio.rs`), which we cannot use
 //! without hyper-util's `tokio` feature.
+//!
+//! The report is trusted only as far as the reader cannot lie in safe code:
+//!
+//! * hyper → tokio: the tokio reader gets `&mut ReadBuf`, which safe code
+//!   may overwrite with a `ReadBuf` over memory of its own; its filled
+//!   count would then say nothing about hyper's window. The read goes
+//!   through `crate::read_buf::poll_read_in_place`, which panics unless the
+//!   `ReadBuf` still covers the window.
+//! * tokio → hyper: the hyper reader gets a `ReadBufCursor`, which holds
+//!   its `hyper::rt::ReadBuf` privately and offers no way to replace it, so
+//!   the only memory it can fill is the window lent to it.
 
 #![warn(clippy::undocumented_unsafe_blocks)]
 
@@ -16,6 +27,8 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use tokiwa::io::{AsyncRead, AsyncWrite, ReadBuf};
+
+use crate::read_buf::poll_read_in_place;
 
 pin_project_lite::pin_project! {
     /// Adapts a tokio-style I/O type (any tokiwa socket) to hyper's
@@ -63,13 +76,15 @@ impl<T: AsyncRead> hyper::rt::Read for TokiwaIo<T> {
         // that reached its unsafe API is bound by the same contract.
         let window = unsafe { buf.as_mut() };
         let mut tbuf = ReadBuf::uninit(window);
-        let filled = match self.project().inner.poll_read(cx, &mut tbuf) {
+        let filled = match poll_read_in_place(self.project().inner, cx, &mut tbuf) {
             Poll::Ready(Ok(())) => tbuf.filled().len(),
             other => return other,
         };
-        // SAFETY: `ReadBuf` keeps `filled <= initialised`: the first
-        // `filled` bytes of the window, which starts at the cursor's
-        // unfilled part, have been written.
+        // SAFETY: `poll_read_in_place` returned `Ok`, so `tbuf` still
+        // covers the window (a reader that swapped in a `ReadBuf` of its
+        // own made it panic), and `ReadBuf` keeps `filled <= initialised`:
+        // the first `filled` bytes of the window, which starts at the
+        // cursor's unfilled part, have been written.
         unsafe { buf.advance(filled) };
         Poll::Ready(Ok(()))
     }
@@ -123,7 +138,9 @@ impl<T: hyper::rt::Read> AsyncRead for TokiwaIo<T> {
         };
         // SAFETY: hyper's `ReadBuf` keeps `filled <= initialised`, so the
         // `filled` bytes after tokio's filled part (where the window began)
-        // are initialised.
+        // are initialised. They are bytes of the window: `hbuf` is a local
+        // the reader reaches only through its cursor, which cannot replace
+        // it.
         unsafe { tbuf.assume_init(filled) };
         tbuf.set_filled(already + filled);
         Poll::Ready(Ok(()))

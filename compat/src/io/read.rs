@@ -2,7 +2,10 @@
 //!
 //! tokio → futures-io is direct: futures-io hands us an initialised
 //! `&mut [u8]`, which `ReadBuf::new` wraps as fully initialised, so nothing
-//! is zeroed and no `unsafe` is needed.
+//! is zeroed and no `unsafe` is needed. The count returned is the
+//! `ReadBuf`'s filled length, which is only a count of bytes in the
+//! caller's slice if the reader filled the `ReadBuf` it was given rather
+//! than one of its own: `crate::read_buf` checks that.
 //!
 //! futures-io → tokio has to produce an initialised `&mut [u8]` from a
 //! `ReadBuf` whose unfilled part may be uninitialised. The safe tool is
@@ -36,6 +39,7 @@ use std::task::{ready, Context, Poll};
 use tokiwa::io::ReadBuf;
 
 use super::Compat;
+use crate::read_buf::poll_read_in_place;
 
 /// The fresh memory the first futures-io read through a [`Compat`] may
 /// zero.
@@ -76,7 +80,8 @@ impl<T: tokiwa::io::AsyncRead> futures_io::AsyncRead for Compat<T> {
         slice: &mut [u8],
     ) -> Poll<io::Result<usize>> {
         let mut buf = ReadBuf::new(slice);
-        ready!(self.project().inner.poll_read(cx, &mut buf))?;
+        // The count must be of bytes in `slice` (see `read_buf.rs`).
+        ready!(poll_read_in_place(self.project().inner, cx, &mut buf))?;
         Poll::Ready(Ok(buf.filled().len()))
     }
 }
