@@ -158,6 +158,48 @@ fn std_read_up_to(file: &mut std::fs::File, buf: &mut [u8]) -> usize {
     filled
 }
 
+/// Creates a FIFO at `path`.
+fn mkfifo(path: &std::path::Path) {
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a plain syscall on a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+}
+
+/// Reads the FIFO at `path` until every writer has closed it, waiting at
+/// most `TEST_TIMEOUT` for each chunk.
+fn drain_fifo(path: &std::path::Path) -> Vec<u8> {
+    let mut reader = std::os::unix::fs::OpenOptionsExt::custom_flags(
+        std::fs::OpenOptions::new().read(true),
+        libc::O_NONBLOCK,
+    )
+    .open(path)
+    .unwrap();
+    let mut all = Vec::new();
+    let mut chunk = vec![0u8; 1 << 16];
+    loop {
+        match reader.read(&mut chunk) {
+            Ok(0) => return all,
+            Ok(n) => all.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                let mut pfd = libc::pollfd {
+                    fd: reader.as_raw_fd(),
+                    events: libc::POLLIN,
+                    revents: 0,
+                };
+                let ms = support::TEST_TIMEOUT.as_millis() as i32;
+                // SAFETY: `pfd` is one valid `pollfd`.
+                let n = unsafe { libc::poll(&mut pfd, 1, ms) };
+                assert!(
+                    n > 0,
+                    "no data nor EOF on the FIFO after {ms} ms ({} bytes read)",
+                    all.len()
+                );
+            }
+            Err(e) => panic!("FIFO read failed: {e}"),
+        }
+    }
+}
+
 rt_test! {
     fn round_trip_empty_one_byte_and_64_mib() {
         rt().block_on(async {
@@ -364,6 +406,70 @@ rt_test! {
             let _ = file.write(b"z").await;
             assert!(file.flush().await.is_err());
         });
+    }
+
+    fn a_write_then_drop_without_flush_reaches_the_file() {
+        let dir = TempDir::new("drop-unflushed");
+        let path = dir.join("f");
+        let rt = rt();
+        let small = path.clone();
+        // In a task, so that on a multi-thread runtime it runs on a worker
+        // (in io_uring mode: through the worker's ring).
+        rt.block_on(async move {
+            tokiwa::spawn(async move {
+                let mut file = File::create(&small).await.unwrap();
+                file.write_all(b"hello world").await.unwrap();
+                // Dropped without `flush`.
+            })
+            .await
+            .unwrap();
+        });
+        support::wait_until(support::TEST_TIMEOUT, "the unflushed write", || {
+            std::fs::read(&path).unwrap() == b"hello world"
+        });
+        // The same for 1 MiB, with the runtime dropped right after.
+        let data = pattern(1 << 20, 3);
+        let big = path.clone();
+        let written = data.clone();
+        rt.block_on(async move {
+            tokiwa::spawn(async move {
+                let mut file = File::create(&big).await.unwrap();
+                file.write_all(&written).await.unwrap();
+            })
+            .await
+            .unwrap();
+        });
+        drop(rt);
+        assert_eq!(std::fs::read(&path).unwrap(), data);
+    }
+
+    fn a_write_cut_off_by_a_timeout_finishes_off_the_worker() {
+        // A FIFO nobody reads: 1 MiB does not fit in the pipe, so the
+        // write cannot finish until the test reads. It was reported done,
+        // so dropping the `File` must not lose it, and finishing it must
+        // not hold a worker (nor `block_on`) until a reader comes.
+        let dir = TempDir::new("drop-fifo");
+        let path = dir.join("fifo");
+        mkfifo(&path);
+        let data = pattern(1 << 20, 4);
+        let rt = rt();
+        let (fifo, written) = (path.clone(), data.clone());
+        rt.block_on(async move {
+            tokiwa::spawn(async move {
+                // Read-write, so the open needs no reader.
+                let mut file = OpenOptions::new().read(true).write(true).open(&fifo).await.unwrap();
+                file.write_all(&written).await.unwrap();
+                let flush = tokiwa::time::timeout(std::time::Duration::from_millis(20), file.flush());
+                assert!(flush.await.is_err(), "the flush finished with nobody reading");
+                // Dropped with the write unfinished.
+            })
+            .await
+            .unwrap();
+        });
+        // The runtime is still usable while the rest is written.
+        assert_eq!(rt.block_on(async { tokiwa::spawn(async { 7 }).await.unwrap() }), 7);
+        assert_eq!(drain_fifo(&path), data);
+        drop(rt);
     }
 }
 

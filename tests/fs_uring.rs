@@ -18,21 +18,7 @@ use tokiwa::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
 use tokiwa::runtime::{Builder, Driver, Runtime};
 
 fn uring(workers: Option<usize>) -> Option<Runtime> {
-    let mut builder = match workers {
-        None => Builder::new_current_thread(),
-        Some(n) => {
-            let mut b = Builder::new_multi_thread();
-            b.worker_threads(n);
-            b
-        }
-    };
-    match builder.enable_all().driver(Driver::Uring).build() {
-        Ok(rt) => Some(rt),
-        Err(e) => {
-            eprintln!("io_uring mode unavailable ({e}): skipped");
-            None
-        }
-    }
+    support::flavor::uring_or_skip(workers)
 }
 
 /// Every kind of file operation the ring runs, checked as it goes.

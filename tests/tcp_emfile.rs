@@ -10,53 +10,12 @@
 #[macro_use]
 mod support;
 
-use std::fs::File;
 use std::io::Write;
 
+use support::fds::Exhausted;
 use support::{Flavor, TEST_TIMEOUT};
 use tokiwa::io::AsyncReadExt;
 use tokiwa::net::TcpListener;
-
-fn nofile_limit() -> libc::rlimit {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: `limit` is a live, writable `rlimit`.
-    assert_eq!(
-        unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) },
-        0
-    );
-    limit
-}
-
-fn set_nofile_limit(limit: libc::rlimit) {
-    // SAFETY: `limit` is a valid `rlimit` no higher than the hard limit.
-    assert_eq!(unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) }, 0);
-}
-
-/// Uses up every descriptor the process may still open: lowers the soft
-/// limit to a little above the highest descriptor in use and opens
-/// `/dev/null` until `EMFILE`. Dropping the result frees them; the caller
-/// restores the limit.
-fn exhaust_descriptors() -> Vec<File> {
-    let highest = std::fs::read_dir("/proc/self/fd")
-        .unwrap()
-        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u64>().ok())
-        .max()
-        .unwrap();
-    let mut limit = nofile_limit();
-    limit.rlim_cur = highest + 16;
-    set_nofile_limit(limit);
-    let mut fillers = Vec::new();
-    loop {
-        match File::open("/dev/null") {
-            Ok(file) => fillers.push(file),
-            Err(e) if e.raw_os_error() == Some(libc::EMFILE) => return fillers,
-            Err(e) => panic!("unexpected error while filling descriptors: {e}"),
-        }
-    }
-}
 
 fn accept_survives_emfile(flavor: Flavor) {
     const CLIENTS: u8 = 3;
@@ -74,14 +33,12 @@ fn accept_survives_emfile(flavor: Flavor) {
             })
             .collect();
 
-        let original = nofile_limit();
-        let fillers = exhaust_descriptors();
+        let fillers = Exhausted::new();
         for _ in 0..2 {
             let err = listener.accept().await.unwrap_err();
             assert_eq!(err.raw_os_error(), Some(libc::EMFILE), "{err:?}");
         }
         drop(fillers);
-        set_nofile_limit(original);
 
         let mut seen = Vec::new();
         for _ in 0..CLIENTS {

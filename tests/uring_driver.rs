@@ -710,3 +710,50 @@ fn io_keeps_working_after_block_in_place_moves_the_core() {
         tcp_traffic(&rt);
     });
 }
+
+/// A socket's multishot readiness poll ended by the kernel (here through
+/// the test hook, which cancels it as a termination would) is armed again
+/// and loses no readiness: data written after the end, and data that was
+/// already there when the poll was re-armed, both reach the reader. On a
+/// current-thread runtime and on a one-worker multi-thread runtime (the
+/// hook runs in a task, on the ring's owner).
+#[test]
+fn a_socket_poll_ended_by_the_kernel_is_rearmed_and_loses_nothing() {
+    run_alone(TEST_TIMEOUT, || {
+        for workers in [0, 1] {
+            let rt = uring(workers);
+            rt.block_on(rt.spawn(async {
+                let (mut ours, mut peer) = pair();
+                let mut buf = [0u8; 5];
+                for round in 0..3u8 {
+                    // The reader waits; its poll is ended under it.
+                    let reader = async {
+                        ours.read_exact(&mut buf).await.unwrap();
+                        buf
+                    };
+                    let mut reader = std::pin::pin!(reader);
+                    assert!(futures::poll!(reader.as_mut()).is_pending());
+                    let ended = tokiwa::runtime::__end_io_polls_of_current_worker();
+                    assert!(ended >= 1, "round {round}: no poll to end");
+                    if round == 2 {
+                        // Readable before the re-arm: the new poll must
+                        // report what is already there.
+                        peer.write_all(b"early").unwrap();
+                    }
+                    // The worker reaps the final completion (and re-arms)
+                    // whenever it next looks; the reader must not care when.
+                    tokiwa::task::yield_now().await;
+                    if round != 2 {
+                        peer.write_all(b"later").unwrap();
+                    }
+                    let got = tokiwa::time::timeout(TEST_TIMEOUT / 4, reader)
+                        .await
+                        .unwrap_or_else(|_| panic!("round {round}: readiness lost"));
+                    let want: &[u8; 5] = if round == 2 { b"early" } else { b"later" };
+                    assert_eq!(&got, want, "round {round}");
+                }
+            }))
+            .unwrap();
+        }
+    });
+}

@@ -109,7 +109,6 @@ impl File {
     pub async fn sync_all(&self) -> io::Result<()> {
         self.inner.lock().await.complete_inflight().await;
         let std = self.std.clone();
-        #[cfg(feature = "uring")]
         let std = match super::ring::fsync(std, false).await {
             Ok(res) => return res,
             Err(std) => std,
@@ -121,7 +120,6 @@ impl File {
     pub async fn sync_data(&self) -> io::Result<()> {
         self.inner.lock().await.complete_inflight().await;
         let std = self.std.clone();
-        #[cfg(feature = "uring")]
         let std = match super::ring::fsync(std, true).await {
             Ok(res) => return res,
             Err(std) => std,

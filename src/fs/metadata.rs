@@ -23,7 +23,6 @@ pub async fn symlink_metadata(path: impl AsRef<Path>) -> io::Result<Metadata> {
 ///
 /// In io_uring mode this is one `statx` through the worker's ring.
 pub async fn try_exists(path: impl AsRef<Path>) -> io::Result<bool> {
-    #[cfg(feature = "uring")]
     if let Ok(res) = super::ring::statx(path.as_ref(), true).await {
         return match res {
             Ok(_) => Ok(true),

@@ -30,7 +30,6 @@ mod read;
 mod read_dir;
 mod remove;
 mod rename;
-#[cfg(feature = "uring")]
 pub(crate) mod ring;
 mod write;
 

@@ -11,16 +11,16 @@ use super::{asyncify, File};
 #[derive(Clone, Debug)]
 pub struct OpenOptions(
     std::fs::OpenOptions,
-    /// The same choices, for an `openat` through the worker's ring (std's
-    /// options cannot be read back).
-    #[cfg(feature = "uring")]
-    RingFlags,
+    /// The same choices as `open(2)` flags, for an `openat` through the
+    /// worker's ring (std's options cannot be read back). Kept in every
+    /// build: without the `uring` feature no ring takes them, and `open`
+    /// goes to the blocking pool (see `fs/ring/mod.rs`).
+    OpenFlags,
 );
 
 /// What `OpenOptions` was told, as `open(2)` flags.
-#[cfg(feature = "uring")]
 #[derive(Clone, Copy, Debug)]
-struct RingFlags {
+struct OpenFlags {
     read: bool,
     write: bool,
     append: bool,
@@ -34,10 +34,9 @@ struct RingFlags {
     opaque: bool,
 }
 
-#[cfg(feature = "uring")]
-impl RingFlags {
-    const fn new() -> RingFlags {
-        RingFlags {
+impl OpenFlags {
+    const fn new() -> OpenFlags {
+        OpenFlags {
             read: false,
             write: false,
             append: false,
@@ -85,60 +84,41 @@ impl OpenOptions {
     /// Options with everything off (opening with them fails: choose at
     /// least `read`, `write` or `append`).
     pub fn new() -> OpenOptions {
-        OpenOptions(
-            std::fs::OpenOptions::new(),
-            #[cfg(feature = "uring")]
-            RingFlags::new(),
-        )
+        OpenOptions(std::fs::OpenOptions::new(), OpenFlags::new())
     }
 
     /// Open for reading.
     pub fn read(&mut self, read: bool) -> &mut OpenOptions {
         self.0.read(read);
-        #[cfg(feature = "uring")]
-        {
-            self.1.read = read;
-        }
+        self.1.read = read;
         self
     }
 
     /// Open for writing.
     pub fn write(&mut self, write: bool) -> &mut OpenOptions {
         self.0.write(write);
-        #[cfg(feature = "uring")]
-        {
-            self.1.write = write;
-        }
+        self.1.write = write;
         self
     }
 
     /// Open for appending (`O_APPEND`): every write goes to the end.
     pub fn append(&mut self, append: bool) -> &mut OpenOptions {
         self.0.append(append);
-        #[cfg(feature = "uring")]
-        {
-            self.1.append = append;
-        }
+        self.1.append = append;
         self
     }
 
     /// Truncate an existing file to 0 bytes (needs `write`).
     pub fn truncate(&mut self, truncate: bool) -> &mut OpenOptions {
         self.0.truncate(truncate);
-        #[cfg(feature = "uring")]
-        {
-            self.1.truncate = truncate;
-        }
+        self.1.truncate = truncate;
         self
     }
 
     /// Create the file if it does not exist (needs `write` or `append`).
     pub fn create(&mut self, create: bool) -> &mut OpenOptions {
         self.0.create(create);
-        #[cfg(feature = "uring")]
-        {
-            self.1.create = create;
-        }
+        self.1.create = create;
         self
     }
 
@@ -146,10 +126,7 @@ impl OpenOptions {
     /// (`O_CREAT | O_EXCL`); `create` and `truncate` are then ignored.
     pub fn create_new(&mut self, create_new: bool) -> &mut OpenOptions {
         self.0.create_new(create_new);
-        #[cfg(feature = "uring")]
-        {
-            self.1.create_new = create_new;
-        }
+        self.1.create_new = create_new;
         self
     }
 
@@ -157,20 +134,14 @@ impl OpenOptions {
     /// umask applies).
     pub fn mode(&mut self, mode: u32) -> &mut OpenOptions {
         self.0.mode(mode);
-        #[cfg(feature = "uring")]
-        {
-            self.1.mode = mode;
-        }
+        self.1.mode = mode;
         self
     }
 
     /// Extra `open(2)` flags, or-ed in (the access mode bits are ignored).
     pub fn custom_flags(&mut self, flags: i32) -> &mut OpenOptions {
         self.0.custom_flags(flags);
-        #[cfg(feature = "uring")]
-        {
-            self.1.custom_flags = flags;
-        }
+        self.1.custom_flags = flags;
         self
     }
 
@@ -182,7 +153,6 @@ impl OpenOptions {
     /// `IsADirectory` for a directory opened for writing, `InvalidInput`
     /// for an invalid combination of options, ...
     pub async fn open(&self, path: impl AsRef<Path>) -> io::Result<File> {
-        #[cfg(feature = "uring")]
         if let Some(flags) = self.1.to_open_flags() {
             if let Ok(res) = super::ring::open(path.as_ref(), flags, self.1.mode).await {
                 return res.map(File::from_std);
@@ -205,10 +175,9 @@ impl From<std::fs::OpenOptions> for OpenOptions {
     fn from(options: std::fs::OpenOptions) -> OpenOptions {
         OpenOptions(
             options,
-            #[cfg(feature = "uring")]
-            RingFlags {
+            OpenFlags {
                 opaque: true,
-                ..RingFlags::new()
+                ..OpenFlags::new()
             },
         )
     }

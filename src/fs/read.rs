@@ -7,7 +7,6 @@ use super::asyncify;
 /// The whole contents of a file: in one blocking task, or in io_uring
 /// mode through the worker's ring (`openat`, reads, `close`).
 pub async fn read(path: impl AsRef<Path>) -> io::Result<Vec<u8>> {
-    #[cfg(feature = "uring")]
     if super::ring::available() {
         if let Some(res) = read_on_ring(path.as_ref()).await {
             return res;
@@ -19,7 +18,6 @@ pub async fn read(path: impl AsRef<Path>) -> io::Result<Vec<u8>> {
 
 /// `read` through the ring; `None` if the ring became unavailable before
 /// anything was read (the caller starts over on the blocking pool).
-#[cfg(feature = "uring")]
 async fn read_on_ring(path: &Path) -> Option<io::Result<Vec<u8>>> {
     use super::ring;
     use std::sync::Arc;
@@ -61,7 +59,6 @@ async fn read_on_ring(path: &Path) -> Option<io::Result<Vec<u8>>> {
 /// The whole contents of a file as a string; `InvalidData` if it is not
 /// UTF-8.
 pub async fn read_to_string(path: impl AsRef<Path>) -> io::Result<String> {
-    #[cfg(feature = "uring")]
     if super::ring::available() {
         let bytes = read(path).await?;
         return String::from_utf8(bytes).map_err(|_| {

@@ -12,7 +12,6 @@ use super::asyncify;
 pub async fn write(path: impl AsRef<Path>, contents: impl AsRef<[u8]>) -> io::Result<()> {
     let path = path.as_ref().to_owned();
     let contents = contents.as_ref().to_owned();
-    #[cfg(feature = "uring")]
     if super::ring::available() {
         use super::ring;
         use std::sync::Arc;

@@ -1,7 +1,7 @@
 //! `AsyncFd`: readiness-based access to any non-blocking file descriptor.
 //!
 //! The descriptor is registered with the reactor of the worker that
-//! creates the `AsyncFd` (see `runtime/driver/epoll.rs`). Readiness is
+//! creates the `AsyncFd` (see `runtime/driver/legacy/reactor.rs`). Readiness is
 //! edge-triggered and *sticky*: once the driver reports it, it stays set
 //! until the user says the descriptor is no longer ready, by calling
 //! [`AsyncFdReadyGuard::clear_ready`] or by returning `WouldBlock` from

@@ -141,7 +141,7 @@ impl Buf {
 }
 
 /// What a read or write through the worker's ring needs of a `Buf`
-/// (`fs/ring.rs`). `storage` is a heap block that does not move while the
+/// (`fs/ring/`). `storage` is a heap block that does not move while the
 /// `Buf` lives, so the kernel may fill it after the `Buf` moved.
 #[cfg(all(feature = "fs", feature = "uring"))]
 impl Buf {
@@ -162,15 +162,15 @@ impl Buf {
     pub(crate) fn data(&self) -> &[u8] {
         self.bytes()
     }
-
-    /// Empties the buffer (a write is done with it).
-    pub(crate) fn reset(&mut self) {
-        self.clear();
-    }
 }
 
 #[cfg(feature = "fs")]
 impl Buf {
+    /// Empties the buffer (a write is done with it).
+    pub(crate) fn reset(&mut self) {
+        self.clear();
+    }
+
     /// Drops the unread part of a read; returns the (non-positive) offset
     /// that moves the file position back to where the reader stands.
     pub(crate) fn discard_read(&mut self) -> i64 {

@@ -1,4 +1,4 @@
-//! Model of the legacy driver's handshake (`runtime/driver/poll_gate.rs`):
+//! Model of the legacy driver's handshake (`runtime/driver/legacy/poll_gate.rs`):
 //! an event that arrives while a worker goes to sleep is reaped either by
 //! the worker's last non-blocking reap or by its poll thread, which the
 //! worker's announcement releases into `epoll_wait`. The kernel's ready
@@ -8,8 +8,8 @@
 use super::model;
 use crate::loom::sync::{Condvar, Mutex};
 use crate::loom::thread;
-use crate::runtime::driver::poll_gate::{PollGate, Turn};
-use crate::runtime::park::Parker;
+use crate::runtime::driver::legacy::poll_gate::{PollGate, Turn};
+use crate::runtime::driver::Parker;
 use std::sync::Arc;
 use std::time::Duration;
 

@@ -4,7 +4,7 @@
 use super::{model, TestScheduler};
 use crate::loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use crate::loom::thread;
-use crate::runtime::park::{Parker, Unparker};
+use crate::runtime::driver::{Parker, Unparker};
 use crate::runtime::scheduler::inject::Inject;
 use crate::runtime::scheduler::multi_thread::idle::Idle;
 use std::sync::Arc;
@@ -191,6 +191,39 @@ fn loom_park_a_worker_that_blocks_hands_the_search_on() {
         pusher.join().unwrap();
         worker1.join().unwrap();
         assert_eq!(world.ran.load(SeqCst), 2);
+        sched.shutdown();
+    });
+}
+
+/// A worker spinning before it parks (it counts as searching) stops to run
+/// readiness it reaped into its own queue, and then blocks in that work,
+/// while a push notifies: the push's notifier may have seen the spinner
+/// searching and woken nobody, so the spinner must hand the search on
+/// (`Idle::stop_searching_for_own_work`) or the parked worker never runs
+/// the pushed task. With the re-check removed from that function (only
+/// the decrement left, as the spin did before), loom reports the deadlock.
+#[test]
+fn loom_park_a_spinner_that_returns_to_its_own_work_hands_the_search_on() {
+    model(|| {
+        let sched = TestScheduler::new();
+        let (world, mut parkers) = World::new(2);
+        let task = sched.notified();
+        // Worker 0 is spinning: searching, past the cap.
+        world.idle.transition_to_searching_uncapped();
+        let second_parker = parkers.pop().unwrap();
+        let w1 = world.clone();
+        let worker1 = thread::spawn(move || w1.worker_blocks_after_one_task(1, second_parker));
+        let pusher = spawn_pusher(&world, task);
+        // Worker 0 found its own readiness and goes to run it for good.
+        if world
+            .idle
+            .stop_searching_for_own_work(|| !world.inject.is_empty())
+        {
+            world.notify_one();
+        }
+        pusher.join().unwrap();
+        worker1.join().unwrap();
+        assert_eq!(world.ran.load(SeqCst), 1);
         sched.shutdown();
     });
 }

@@ -25,6 +25,11 @@
 //! (spawning from a task's destructor there is not allowed) or after it is
 //! gone.
 //!
+//! Starting the thread, and adding the SIGCHLD wakeup, can fail for a
+//! reason that passes (`EMFILE` for the epoll instance or the eventfd,
+//! `EAGAIN` for the thread). Only success is remembered: the next orphan
+//! tries again, and until then orphans are reaped at each spawn.
+//!
 //! Races: the list's lock orders every step. A pidfd is added to the epoll
 //! set while the lock is held, before the orphan is pushed, so the thread
 //! never sees a descriptor it might close before `epoll_ctl` ran. In the
@@ -91,40 +96,49 @@ fn reaped(child: &mut StdChild) -> bool {
 /// The reaper thread's epoll instance.
 struct Reaper {
     epoll: OwnedFd,
-    /// Whether the SIGCHLD eventfd is in the epoll set (set up once, the
-    /// first time an orphan has no pidfd).
-    sigchld: OnceLock<bool>,
+    /// Whether the SIGCHLD eventfd is in the epoll set (added the first
+    /// time an orphan has no pidfd and the adding succeeds).
+    sigchld: Mutex<bool>,
 }
 
+/// The running reaper; set only once its thread started.
+static REAPER: OnceLock<Reaper> = OnceLock::new();
+
 impl Reaper {
-    /// The reaper, started on first use; `None` if it cannot be (orphans
-    /// are then reaped at the next spawn).
+    /// The reaper, started on first use; `None` if it cannot be now
+    /// (orphans are then reaped at the next spawn, and the next orphan
+    /// tries again).
     fn get() -> Option<&'static Reaper> {
-        static REAPER: OnceLock<Option<Reaper>> = OnceLock::new();
-        REAPER
-            .get_or_init(|| {
-                // SAFETY: a plain syscall; the result is checked and then
-                // owned by exactly one `OwnedFd`.
-                let epoll = unsafe {
-                    let fd = libc::epoll_create1(libc::EPOLL_CLOEXEC);
-                    if fd < 0 {
-                        return None;
-                    }
-                    OwnedFd::from_raw_fd(fd)
-                };
-                let raw = epoll.as_raw_fd();
-                // The thread borrows the descriptor, which lives in a
-                // static that is never dropped.
-                std::thread::Builder::new()
-                    .name("tokiwa-reaper".into())
-                    .spawn(move || run(raw))
-                    .ok()?;
-                Some(Reaper {
-                    epoll,
-                    sigchld: OnceLock::new(),
-                })
-            })
-            .as_ref()
+        if let Some(reaper) = REAPER.get() {
+            return Some(reaper);
+        }
+        // One starter at a time: a thread started by a starter that then
+        // lost a race would wait on an epoll instance nobody adds to.
+        static STARTING: Mutex<()> = Mutex::new(());
+        let _starting = STARTING.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(reaper) = REAPER.get() {
+            return Some(reaper);
+        }
+        // SAFETY: a plain syscall; the result is checked and then owned by
+        // exactly one `OwnedFd`.
+        let epoll = unsafe {
+            let fd = libc::epoll_create1(libc::EPOLL_CLOEXEC);
+            if fd < 0 {
+                return None;
+            }
+            OwnedFd::from_raw_fd(fd)
+        };
+        let raw = epoll.as_raw_fd();
+        // The thread borrows the descriptor, which moves into a static that
+        // is never dropped (set below, under the lock, so it cannot fail).
+        std::thread::Builder::new()
+            .name("tokiwa-reaper".into())
+            .spawn(move || run(raw))
+            .ok()?;
+        Some(REAPER.get_or_init(|| Reaper {
+            epoll,
+            sigchld: Mutex::new(false),
+        }))
     }
 
     /// Adds a wakeup for the exit of `pid` to the epoll set: its pidfd
@@ -136,8 +150,11 @@ impl Reaper {
                 return Some(pidfd);
             }
         }
-        self.sigchld.get_or_init(|| {
-            registry::enable(libc::SIGCHLD)
+        let mut sigchld = self.sigchld.lock().unwrap_or_else(PoisonError::into_inner);
+        if !*sigchld {
+            // On failure the orphan is reaped at the next spawn, and the
+            // next orphan tries again.
+            *sigchld = registry::enable(libc::SIGCHLD)
                 .and_then(|eventfd| {
                     self.add(eventfd.as_raw_fd(), (libc::EPOLLIN | libc::EPOLLET) as u32)?;
                     // The epoll set holds the open file, not the number:
@@ -145,8 +162,8 @@ impl Reaper {
                     std::mem::forget(eventfd);
                     Ok(())
                 })
-                .is_ok()
-        });
+                .is_ok();
+        }
         None
     }
 

@@ -125,7 +125,7 @@ impl Builder {
     }
 
     /// Enables the I/O driver: one epoll instance per worker, each waited
-    /// on by a poll thread (see `runtime/driver/epoll.rs`).
+    /// on by a poll thread (see `runtime/driver/legacy/reactor.rs`).
     pub fn enable_io(&mut self) -> &mut Self {
         self.enable_io = true;
         self

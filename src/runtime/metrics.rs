@@ -1,7 +1,19 @@
 //! `RuntimeMetrics`: counts a program can read about its runtime.
 use super::scheduler;
-use crate::loom::sync::atomic::Ordering::Relaxed;
+use crate::loom::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::fmt;
+
+/// Per-worker counters, written by the worker (either scheduler's; `Relaxed`: statistics, read
+/// without any ordering requirement).
+#[derive(Default)]
+pub(crate) struct WorkerMetrics {
+    pub(crate) park_count: AtomicU64,
+    pub(crate) park_unpark_count: AtomicU64,
+    pub(crate) steal_count: AtomicU64,
+    pub(crate) poll_count: AtomicU64,
+    pub(crate) local_queue_depth: AtomicU64,
+    pub(crate) overflow_count: AtomicU64,
+}
 
 /// A view of a runtime's counters (see [`Runtime::metrics`](super::Runtime::metrics)).
 ///
@@ -65,11 +77,7 @@ impl RuntimeMetrics {
         self.handle.blocking_spawner().queue_depth()
     }
 
-    fn worker<R>(
-        &self,
-        worker: usize,
-        f: impl FnOnce(&scheduler::multi_thread::worker::WorkerMetrics) -> R,
-    ) -> R {
+    fn worker<R>(&self, worker: usize, f: impl FnOnce(&WorkerMetrics) -> R) -> R {
         match &self.handle {
             scheduler::Handle::CurrentThread(h) => {
                 assert_eq!(worker, 0, "worker index out of bounds");
@@ -159,6 +167,19 @@ impl RuntimeMetrics {
     /// deferred completions (`IORING_SQ_TASKRUN`).
     pub fn worker_taskrun_enter_count(&self, worker: usize) -> u64 {
         self.uring(worker, |m| m.taskrun_enters.load(Relaxed))
+    }
+
+    /// Waits of the worker's tasks on I/O resources whose readiness is
+    /// reaped by another worker's ring (readiness that will cross threads
+    /// to reach its task).
+    pub fn worker_foreign_io_wait_count(&self, worker: usize) -> u64 {
+        self.uring(worker, |m| m.foreign_io_waits.load(Relaxed))
+    }
+
+    /// I/O resources whose readiness poll moved to this worker's ring
+    /// because its tasks kept waiting on them here.
+    pub fn worker_io_rehome_count(&self, worker: usize) -> u64 {
+        self.uring(worker, |m| m.io_rehomes.load(Relaxed))
     }
 
     /// Test hook: the setup flags the kernel recorded for the worker's

@@ -62,6 +62,24 @@ pub fn worker_index() -> Option<usize> {
     })
 }
 
+/// Test hook (io_uring mode): ends every multishot readiness poll of the
+/// I/O resources on the ring of the worker this runs on, as the kernel's
+/// termination of a multishot would (a final completion without
+/// `F_MORE`); the driver must arm each again, losing no readiness. Returns
+/// how many polls were ended (0 in legacy mode or off a worker).
+#[doc(hidden)]
+pub fn __end_io_polls_of_current_worker() -> usize {
+    #[cfg(feature = "uring")]
+    if let Some(index) = worker_index() {
+        let ended = context::with_current(|handle| match handle.driver().ring(index) {
+            Some(ring) => ring.cancel_io_polls(),
+            None => 0,
+        });
+        return ended.unwrap_or(0);
+    }
+    0
+}
+
 /// Test hook (io_uring mode): ends the multishot wake poll of the worker
 /// this runs on, as the kernel's termination of a multishot would (its
 /// final completion comes without `F_MORE`); the driver must arm it again

@@ -6,10 +6,19 @@
 //! eventfd (both async-signal-safe). Listeners never read the eventfd: its
 //! counter only needs to be non-zero, and each write is a wakeup edge for
 //! the drivers (epoll reports it, a multishot poll posts a completion).
+//!
+//! Only success is remembered. The eventfd, and each signal's handler, are
+//! set up by the first call that manages to; a call that fails (`EMFILE`
+//! for the eventfd, say) returns the kernel's error as it came, with its
+//! `raw_os_error`, and leaves nothing behind, so a later call tries again
+//! once the cause is gone. A failure is never an answer for the life of
+//! the process.
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+// Not part of a protocol that loom models (see `loom.rs`): a handler only
+// touches the counters, and the lock only orders installations.
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 /// Signal numbers are below this (Linux: 64 plus the zero slot).
 const SIGNALS: usize = 65;
@@ -18,31 +27,35 @@ struct Globals {
     eventfd: OwnedFd,
     /// Deliveries per signal number since the process started.
     deliveries: [AtomicU64; SIGNALS],
-    /// Whether (and how) the handler of each signal was installed.
-    installed: [OnceLock<Result<(), Option<i32>>>; SIGNALS],
+    /// Whether the handler of each signal is installed. Set only once
+    /// `register` succeeded; the lock makes the check and the
+    /// installation one step, so a handler is installed once.
+    installed: Mutex<[bool; SIGNALS]>,
 }
 
+/// Set once, by the first call that created the eventfd.
+static GLOBALS: OnceLock<Globals> = OnceLock::new();
+
 fn globals() -> io::Result<&'static Globals> {
-    static GLOBALS: OnceLock<io::Result<Globals>> = OnceLock::new();
-    let globals = GLOBALS.get_or_init(|| {
-        // SAFETY: a plain syscall; the descriptor is checked and then owned
-        // by exactly one `OwnedFd`.
-        let eventfd = unsafe {
-            let fd = libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK);
-            if fd < 0 {
-                return Err(io::Error::last_os_error());
-            }
-            OwnedFd::from_raw_fd(fd)
-        };
-        Ok(Globals {
-            eventfd,
-            deliveries: std::array::from_fn(|_| AtomicU64::new(0)),
-            installed: std::array::from_fn(|_| OnceLock::new()),
-        })
-    });
-    globals
-        .as_ref()
-        .map_err(|e| io::Error::new(e.kind(), e.to_string()))
+    if let Some(globals) = GLOBALS.get() {
+        return Ok(globals);
+    }
+    // SAFETY: a plain syscall; the descriptor is checked and then owned
+    // by exactly one `OwnedFd`.
+    let eventfd = unsafe {
+        let fd = libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK);
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        OwnedFd::from_raw_fd(fd)
+    };
+    // Two first calls may race here: the loser's eventfd is dropped unseen
+    // (handlers only ever see the `Globals` that was stored).
+    Ok(GLOBALS.get_or_init(move || Globals {
+        eventfd,
+        deliveries: std::array::from_fn(|_| AtomicU64::new(0)),
+        installed: Mutex::new([false; SIGNALS]),
+    }))
 }
 
 /// The handler's body: async-signal-safe only.
@@ -58,7 +71,8 @@ fn on_signal(globals: &'static Globals, signum: usize) {
 }
 
 /// Installs the handler of `signum` (once per process) and returns a
-/// duplicate of the shared eventfd for a new listener.
+/// duplicate of the shared eventfd for a new listener. An error is the
+/// kernel's, and is not remembered.
 pub(crate) fn enable(signum: i32) -> io::Result<OwnedFd> {
     if signum <= 0 || signal_hook_registry::FORBIDDEN.contains(&signum) {
         // tokio's text.
@@ -71,28 +85,34 @@ pub(crate) fn enable(signum: i32) -> io::Result<OwnedFd> {
         return Err(io::Error::other("signal too large"));
     }
     let globals = globals()?;
-    globals.installed[index]
-        .get_or_init(|| {
-            // SAFETY: the action only touches atomics and calls `write`,
-            // both async-signal-safe, and cannot panic.
-            unsafe { signal_hook_registry::register(signum, move || on_signal(globals, index)) }
-                .map(|_| ())
-                .map_err(|e| e.raw_os_error())
-        })
-        .map_err(|e| {
-            e.map_or_else(
-                || io::Error::other("registering signal handler failed"),
-                io::Error::from_raw_os_error,
-            )
-        })?;
+    install(globals, index)?;
     duplicate(globals.eventfd.as_raw_fd())
 }
 
-/// Deliveries of `signum` so far.
+/// Installs the handler of signal `index` unless it is installed already.
+fn install(globals: &'static Globals, index: usize) -> io::Result<()> {
+    // `register` does not panic for the signals `enable` lets through; a
+    // poisoned array is still accurate (an entry is set after success).
+    let mut installed = globals
+        .installed
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    if !installed[index] {
+        // SAFETY: the action only touches atomics and calls `write`, both
+        // async-signal-safe, and cannot panic.
+        unsafe {
+            signal_hook_registry::register(index as libc::c_int, move || on_signal(globals, index))
+        }?;
+        installed[index] = true;
+    }
+    Ok(())
+}
+
+/// Deliveries of `signum` so far (none before the first `enable`).
 pub(crate) fn deliveries(signum: i32) -> u64 {
-    globals()
-        .map(|g| g.deliveries[signum as usize].load(Ordering::Acquire))
-        .unwrap_or(0)
+    GLOBALS
+        .get()
+        .map_or(0, |g| g.deliveries[signum as usize].load(Ordering::Acquire))
 }
 
 fn duplicate(fd: RawFd) -> io::Result<OwnedFd> {

@@ -114,38 +114,7 @@ pub fn block_in_place<F, R>(f: F) -> R
 where
     F: FnOnce() -> R,
 {
-    let mut slot = None;
-    let allowed = context::with_scheduler(|cx| match cx {
-        Some(scheduler::Context::MultiThread(cx)) => {
-            slot = cx.hand_off_core();
-            true
-        }
-        Some(scheduler::Context::CurrentThread(_)) => false,
-        None => !matches!(
-            context::current_enter_state(),
-            context::EnterRuntime::Entered {
-                allow_block_in_place: false
-            }
-        ),
-    });
-    if !allowed {
-        panic!("can call blocking only when running on the multi-threaded runtime");
-    }
-    /// Takes the core back if nobody else did, even if `f` panics.
-    struct Reclaim(Option<scheduler::multi_thread::CoreSlot>);
-    impl Drop for Reclaim {
-        fn drop(&mut self) {
-            if let Some(slot) = &self.0 {
-                context::with_scheduler(|cx| {
-                    if let Some(scheduler::Context::MultiThread(cx)) = cx {
-                        cx.reclaim_core(slot);
-                    }
-                });
-            }
-        }
-    }
-    let _reclaim = Reclaim(slot);
-    context::exit_runtime(f)
+    crate::runtime::scheduler::multi_thread::block_in_place(f)
 }
 
 /// Yields execution back to the runtime: the task is rescheduled behind the

@@ -59,7 +59,7 @@ use super::wheel::{Key, Wheel};
 use super::Instant;
 use crate::loom::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use crate::loom::sync::{Mutex, MutexGuard};
-use crate::runtime::park::Unparker;
+use crate::runtime::driver::Unparker;
 use crossbeam_utils::CachePadded;
 use std::fmt;
 use std::task::Waker;

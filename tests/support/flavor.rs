@@ -271,3 +271,34 @@ macro_rules! rt_test_module {
         }
     };
 }
+
+/// An io_uring runtime (current-thread for `None`, else multi-thread with
+/// that many workers) with every driver enabled, or `None`, said on
+/// stderr, where the kernel refuses io_uring (the caller skips).
+#[cfg(feature = "uring")]
+pub fn uring_or_skip(workers: Option<usize>) -> Option<Runtime> {
+    let mut builder = match workers {
+        None => Builder::new_current_thread(),
+        Some(n) => {
+            let mut b = Builder::new_multi_thread();
+            b.worker_threads(n);
+            b
+        }
+    };
+    match builder.enable_all().driver(Driver::Uring).build() {
+        Ok(rt) => Some(rt),
+        Err(e) => {
+            eprintln!("io_uring mode unavailable ({e}): skipped");
+            None
+        }
+    }
+}
+
+/// The driver of this build whose `Display` is `name` (a child process's
+/// case names its driver so).
+pub fn driver_named(name: &str) -> Driver {
+    *DRIVERS
+        .iter()
+        .find(|driver| driver.to_string() == name)
+        .unwrap_or_else(|| panic!("no driver {name:?} in this build"))
+}

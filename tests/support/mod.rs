@@ -9,6 +9,7 @@
 //! * [`net`]: socket paths, descriptor limits and checksummed data for the
 //!   socket tests;
 //! * [`child`]: runs one test of the binary in a child process;
+//! * [`fds`]: uses up every descriptor, for the `EMFILE` tests;
 //! * [`fs`]: temporary directories for the file-system tests.
 //! * [`process`]: a child's state in `/proc`, for the process tests.
 //!
@@ -16,6 +17,7 @@
 #![allow(dead_code, unused_macros, unused_imports)]
 
 pub mod child;
+pub mod fds;
 #[macro_use]
 pub mod flavor;
 pub mod fs;

@@ -132,7 +132,7 @@ impl File {
             Some(SeekFrom::Current(buf.discard_read()))
         };
         let n = fill(&mut buf, self.max_buf_size);
-        match InFlight::write(self.std.clone(), buf, pre_seek) {
+        match InFlight::write(self.std.clone(), buf, pre_seek, cx) {
             Some(op) => {
                 inner.state = State::Busy(op);
                 Poll::Ready(Ok(n))

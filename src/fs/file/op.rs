@@ -11,7 +11,7 @@
 //! * the blocking pool, which runs the bodies in `blocking_ops.rs` (legacy
 //!   mode, and any caller that is not a worker);
 //! * in io_uring mode, on a worker: reads and writes go through the
-//!   worker's ring (`fs/ring.rs`), a seek by a known offset (`Start`,
+//!   worker's ring (`fs/ring/`), a seek by a known offset (`Start`,
 //!   `Current`: offset arithmetic in the kernel, which never blocks) is a
 //!   plain `lseek` done at once, and `set_len` and a seek from the end
 //!   (which may ask the filesystem) stay on the blocking pool.
@@ -39,7 +39,6 @@ use std::sync::Arc;
 use std::task::{ready, Context, Poll};
 
 use super::blocking_ops;
-#[cfg(feature = "uring")]
 use crate::fs::ring;
 use crate::io::blocking::Buf;
 use crate::runtime::scheduler;
@@ -49,7 +48,6 @@ use crate::task::JoinHandle;
 /// `lseek` that never blocks), then the whole buffer. If the future ends up
 /// where no ring is, the rest goes to the blocking pool (as a write that
 /// must run: the caller was told it was done).
-#[cfg(feature = "uring")]
 async fn ring_write(
     std: Arc<StdFile>,
     mut buf: Buf,
@@ -100,7 +98,6 @@ pub(super) struct InFlight {
 
 /// An operation on the worker's ring, boxed (its future type is an
 /// `async` block's).
-#[cfg(feature = "uring")]
 type RingFuture = Pin<Box<dyn Future<Output = io::Result<(Operation, Buf)>> + Send>>;
 
 /// How an [`InFlight`] operation is being run.
@@ -109,20 +106,17 @@ enum Way {
     Blocking(JoinHandle<(Operation, Buf)>),
     /// Through the worker's ring (falling back to the pool if the future
     /// ends up polled where no ring is).
-    #[cfg(feature = "uring")]
     Ring(RingFuture),
-    /// Already done (an `lseek` by a known offset, in io_uring mode).
-    #[cfg(feature = "uring")]
-    Done(Option<(Operation, Buf)>),
+    /// Already done (an `lseek` by a known offset, or a ring write that
+    /// completed within its first poll, in io_uring mode).
+    Done(Option<io::Result<(Operation, Buf)>>),
 }
 
 impl std::fmt::Debug for Way {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
             Way::Blocking(_) => "Blocking",
-            #[cfg(feature = "uring")]
             Way::Ring(_) => "Ring",
-            #[cfg(feature = "uring")]
             Way::Done(_) => "Done",
         })
     }
@@ -131,7 +125,6 @@ impl std::fmt::Debug for Way {
 impl InFlight {
     /// Reads at most `max` bytes into `buf` (which must be empty).
     pub(super) fn read(std: Arc<StdFile>, buf: Buf, max: usize) -> InFlight {
-        #[cfg(feature = "uring")]
         if ring::available() {
             return InFlight::ring(async move {
                 match ring::read(std, buf, max).await {
@@ -150,14 +143,25 @@ impl InFlight {
     /// then writes the whole of `buf`. The write must run even if the
     /// runtime shuts down meanwhile, since the caller was told it was done:
     /// `None` when it cannot be started at all.
+    ///
+    /// On a ring the write is submitted here, in the caller's poll: its
+    /// bytes are reported written when this returns, and from then on a
+    /// dropped `File` (or `InFlight`) no longer stops it (the ring's table
+    /// finishes an abandoned write; see `fs/ring/`). A future that is
+    /// never polled would never start, and the bytes would be lost.
     pub(super) fn write(
         std: Arc<StdFile>,
         buf: Buf,
         pre_seek: Option<SeekFrom>,
+        cx: &mut Context<'_>,
     ) -> Option<InFlight> {
-        #[cfg(feature = "uring")]
         if ring::available() {
-            return Some(InFlight::ring(ring_write(std, buf, pre_seek)));
+            let mut fut: RingFuture = Box::pin(ring_write(std, buf, pre_seek));
+            let way = match fut.as_mut().poll(cx) {
+                Poll::Ready(done) => Way::Done(Some(done)),
+                Poll::Pending => Way::Ring(fut),
+            };
+            return Some(InFlight { way });
         }
         let handle = scheduler::Handle::current()
             .spawn_mandatory_blocking(move || blocking_ops::write(&std, buf, pre_seek))?;
@@ -173,10 +177,9 @@ impl InFlight {
         pre_seek: Option<SeekFrom>,
         pos: SeekFrom,
     ) -> InFlight {
-        #[cfg(feature = "uring")]
         if !matches!(pos, SeekFrom::End(_)) && ring::available() {
             return InFlight {
-                way: Way::Done(Some(blocking_ops::seek(&std, buf, pre_seek, pos))),
+                way: Way::Done(Some(Ok(blocking_ops::seek(&std, buf, pre_seek, pos)))),
             };
         }
         InFlight::blocking(move || blocking_ops::seek(&std, buf, pre_seek, pos))
@@ -193,7 +196,6 @@ impl InFlight {
         InFlight::blocking(move || blocking_ops::set_len(&std, buf, pre_seek, size))
     }
 
-    #[cfg(feature = "uring")]
     fn ring(fut: impl Future<Output = io::Result<(Operation, Buf)>> + Send + 'static) -> InFlight {
         InFlight {
             way: Way::Ring(Box::pin(fut)),
@@ -221,18 +223,16 @@ impl Future for InFlight {
             // The ring's ways spend the task's budget as a `JoinHandle`
             // does: a read of a cached file completes at once, and a loop
             // of them must still yield (tokio's `fs_file::coop`).
-            #[cfg(feature = "uring")]
             Way::Ring(fut) => {
                 let coop = ready!(crate::task::coop::poll_proceed(cx));
                 let out = ready!(fut.as_mut().poll(cx));
                 coop.made_progress();
                 Poll::Ready(out)
             }
-            #[cfg(feature = "uring")]
             Way::Done(done) => {
                 let coop = ready!(crate::task::coop::poll_proceed(cx));
                 coop.made_progress();
-                Poll::Ready(Ok(done.take().expect("InFlight polled after completion")))
+                Poll::Ready(done.take().expect("InFlight polled after completion"))
             }
         }
     }

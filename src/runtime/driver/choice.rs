@@ -115,11 +115,12 @@ pub(crate) fn choose(requested: Option<Driver>) -> io::Result<Choice> {
     }
 }
 
-/// Whether io_uring mode can run here (the cached kernel probe).
+/// Whether io_uring mode can run here (the kernel probe, cached once it
+/// has an answer).
 fn uring_support() -> io::Result<()> {
     #[cfg(feature = "uring")]
     {
-        super::uring::probe::probe().map_err(|e| io::Error::new(e.kind(), e.to_string()))
+        super::uring::probe::probe()
     }
     #[cfg(not(feature = "uring"))]
     {

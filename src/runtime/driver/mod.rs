@@ -3,11 +3,10 @@
 //!
 //! * `choice.rs`: which driver runs ([`Driver`]: builder, environment,
 //!   kernel probe);
-//! * `epoll.rs`: the legacy I/O driver, one [`Reactor`] (epoll instance
-//!   plus poll thread) per worker;
+//! * `legacy/`: the legacy I/O driver, one [`Reactor`] (epoll instance
+//!   plus poll thread) per worker, and its poll gate;
 //! * `uring/`: the io_uring driver, one ring per worker, no poll thread;
-//! * `poll_gate.rs`: the handshake deciding whether the worker or its poll
-//!   thread reaps the worker's epoll;
+//! * `parker.rs`: a worker's parker, the condvar or its ring;
 //! * `scheduled_io.rs`: per-resource readiness and wakers;
 //! * `registration.rs`: what the I/O types call;
 //! * timers live in `crate::time::driver` (one wheel per worker).
@@ -16,11 +15,16 @@
 //! register, timers to insert, and the worker loop calls
 //! [`Handle::park`] inside the idle protocol's blocking step so that a
 //! parked worker never sleeps past its next timer.
+//!
+//! Which driver runs is stored once, as the private `Mode` enum built by
+//! [`Handle::new`]: `Legacy` (condvar parkers, and a reactor per worker
+//! when I/O is enabled) or `Uring` (a ring per worker, which is both its
+//! parker and its I/O driver). Every method matches on it; nothing else
+//! records the mode.
 pub(crate) mod choice;
 #[cfg(tokiwa_io_driver)]
-pub(crate) mod epoll;
-#[cfg(tokiwa_io_driver)]
-pub(crate) mod poll_gate;
+pub(crate) mod legacy;
+mod parker;
 #[cfg(tokiwa_io_driver)]
 pub(crate) mod registration;
 pub(crate) mod ring_metrics;
@@ -31,11 +35,11 @@ pub(crate) mod uring;
 
 pub use choice::Driver;
 
-use crate::runtime::park::{Parker, Unparker};
+pub(crate) use parker::{Parker, Unparker};
 use std::io;
 
 #[cfg(tokiwa_io_driver)]
-pub(crate) use epoll::Reactor;
+pub(crate) use legacy::Reactor;
 
 /// What the builder asked for.
 #[derive(Clone, Copy, Debug)]
@@ -54,31 +58,35 @@ pub(crate) struct Config {
 /// The drivers of one runtime.
 #[derive(Debug)]
 pub(crate) struct Handle {
-    /// `Legacy` or `Uring`: what actually runs.
-    kind: Driver,
+    /// Which driver runs, and its per-worker parts: the mode is stored
+    /// here and nowhere else.
+    mode: Mode,
     /// Why `Auto` chose legacy.
     fallback_reason: Option<String>,
-    /// io_uring mode: worker `i`'s ring (the parker and, with I/O enabled,
-    /// the I/O driver).
-    #[cfg(feature = "uring")]
-    rings: uring::Rings,
+    /// Round-robin choice for registrations made off the workers.
+    /// `Relaxed`: only spreads load.
     #[cfg(tokiwa_io_driver)]
-    io: Option<IoHandle>,
+    next: std::sync::atomic::AtomicUsize,
     #[cfg(feature = "time")]
     time: Option<crate::time::driver::TimeHandle>,
 }
 
-/// The runtime's I/O drivers, one per worker: epoll reactors (legacy) or
-/// rings (io_uring).
-#[cfg(tokiwa_io_driver)]
+/// The driver that runs, built once by [`Handle::new`].
 #[derive(Debug)]
-pub(crate) struct IoHandle {
-    reactors: Box<[std::sync::Arc<Reactor>]>,
+enum Mode {
+    /// Legacy: the workers park on condition variables; with I/O enabled,
+    /// each worker has a [`Reactor`] (epoll instance and poll thread).
+    Legacy {
+        #[cfg(tokiwa_io_driver)]
+        reactors: Option<Box<[std::sync::Arc<Reactor>]>>,
+    },
+    /// io_uring: worker `i`'s ring is its parker and, with I/O enabled,
+    /// its I/O driver.
     #[cfg(feature = "uring")]
-    rings: uring::Rings,
-    /// Round-robin choice for registrations made off the workers. `Relaxed`:
-    /// only spreads load.
-    next: std::sync::atomic::AtomicUsize,
+    Uring {
+        rings: uring::Rings,
+        io_enabled: bool,
+    },
 }
 
 /// Where a resource is registered.
@@ -88,30 +96,6 @@ pub(crate) enum Backend {
     Epoll(std::sync::Arc<Reactor>),
     #[cfg(feature = "uring")]
     Uring(uring::Homed),
-}
-
-#[cfg(tokiwa_io_driver)]
-impl IoHandle {
-    /// Registers `fd` with the driver of the worker this runs on, or of the
-    /// next one round-robin.
-    pub(crate) fn register(
-        &self,
-        fd: std::os::fd::RawFd,
-        interest: crate::io::Interest,
-    ) -> io::Result<(Backend, std::sync::Arc<scheduled_io::ScheduledIo>, u64)> {
-        let index = crate::runtime::worker_index()
-            .unwrap_or_else(|| self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
-        #[cfg(feature = "uring")]
-        if !self.rings.is_empty() {
-            let worker = index % self.rings.len();
-            let (io, token) = self.rings[worker].register(fd, interest)?;
-            let homed = uring::Homed::new(self.rings.clone(), worker, token, fd, interest);
-            return Ok((Backend::Uring(homed), io, token));
-        }
-        let reactor = &self.reactors[index % self.reactors.len()];
-        let (io, token) = reactor.register(fd, interest)?;
-        Ok((Backend::Epoll(reactor.clone()), io, token))
-    }
 }
 
 impl Handle {
@@ -125,8 +109,14 @@ impl Handle {
         let choice = choice::choose(config.driver)?;
         #[allow(unused_mut)] // assigned only with the `uring` feature
         let mut fallback_reason = choice.reason;
+        let Config {
+            enable_io,
+            enable_time,
+            start_paused,
+            ..
+        } = *config;
         #[cfg(feature = "uring")]
-        let rings: uring::Rings = if choice.driver == Driver::Uring {
+        let rings: Option<uring::Rings> = if choice.driver == Driver::Uring {
             let ring_config = uring::RingConfig {
                 defer_taskrun: !config.uring_plain,
                 ..uring::RingConfig::default()
@@ -135,38 +125,49 @@ impl Handle {
                 .map(|i| uring::Worker::new(i, ring_config))
                 .collect::<io::Result<Vec<_>>>()
             {
-                Ok(rings) => rings.into(),
+                Ok(rings) => Some(rings.into()),
                 // The probe passed, yet this thread may not create rings
                 // (a seccomp filter, a memlock limit): `Auto` falls back.
                 Err(e) if choice.may_fall_back => {
                     fallback_reason = Some(e.to_string());
-                    std::sync::Arc::new([])
+                    None
                 }
                 Err(e) => return Err(e),
             }
         } else {
-            std::sync::Arc::new([])
-        };
-        #[cfg(feature = "uring")]
-        let kind = if rings.is_empty() {
-            Driver::Legacy
-        } else {
-            Driver::Uring
+            None
         };
         #[cfg(not(feature = "uring"))]
-        let kind = Driver::Legacy;
-        let parkers: Vec<Parker> = match kind {
+        let rings: Option<std::convert::Infallible> = None;
+        let mode = match rings {
             #[cfg(feature = "uring")]
-            Driver::Uring => rings.iter().map(|r| Parker::Uring(r.parker())).collect(),
-            _ => (0..workers).map(|_| Parker::new()).collect(),
+            Some(rings) => Mode::Uring {
+                rings,
+                io_enabled: enable_io,
+            },
+            #[cfg(not(feature = "uring"))]
+            Some(never) => match never {},
+            None => Mode::Legacy {
+                #[cfg(tokiwa_io_driver)]
+                reactors: if enable_io {
+                    // "poll-<worker>-" first: Linux keeps 15 bytes of a
+                    // thread name, and this way `top` still tells the poll
+                    // threads apart.
+                    let reactors = (0..workers)
+                        .map(|i| Reactor::new(format!("poll-{i}-{thread_name}")))
+                        .collect::<io::Result<Vec<_>>>()?;
+                    Some(reactors.into())
+                } else {
+                    None
+                },
+            },
+        };
+        let parkers: Vec<Parker> = match &mode {
+            #[cfg(feature = "uring")]
+            Mode::Uring { rings, .. } => rings.iter().map(|r| Parker::Uring(r.parker())).collect(),
+            Mode::Legacy { .. } => (0..workers).map(|_| Parker::new()).collect(),
         };
         let unparkers: Vec<Unparker> = parkers.iter().map(Parker::unparker).collect();
-        let Config {
-            enable_io,
-            enable_time,
-            start_paused,
-            ..
-        } = *config;
         let _ = (
             enable_io,
             enable_time,
@@ -175,34 +176,10 @@ impl Handle {
             thread_name,
         );
         let handle = Handle {
-            kind,
+            mode,
             fallback_reason,
             #[cfg(tokiwa_io_driver)]
-            io: if !enable_io {
-                None
-            } else if kind == Driver::Legacy {
-                // "poll-<worker>-" first: Linux keeps 15 bytes of a thread
-                // name, and this way `top` still tells the poll threads
-                // apart.
-                let reactors = (0..workers)
-                    .map(|i| Reactor::new(format!("poll-{i}-{thread_name}")))
-                    .collect::<io::Result<Vec<_>>>()?;
-                Some(IoHandle {
-                    reactors: reactors.into(),
-                    #[cfg(feature = "uring")]
-                    rings: std::sync::Arc::new([]),
-                    next: std::sync::atomic::AtomicUsize::new(0),
-                })
-            } else {
-                Some(IoHandle {
-                    reactors: Box::new([]),
-                    #[cfg(feature = "uring")]
-                    rings: rings.clone(),
-                    next: std::sync::atomic::AtomicUsize::new(0),
-                })
-            },
-            #[cfg(feature = "uring")]
-            rings,
+            next: std::sync::atomic::AtomicUsize::new(0),
             #[cfg(feature = "time")]
             time: enable_time
                 .then(|| crate::time::driver::TimeHandle::new(unparkers.clone(), start_paused)),
@@ -210,9 +187,62 @@ impl Handle {
         Ok((handle, parkers))
     }
 
+    /// io_uring mode: every worker's ring (empty in legacy mode).
+    #[cfg(feature = "uring")]
+    fn rings(&self) -> &[std::sync::Arc<uring::Worker>] {
+        match &self.mode {
+            Mode::Uring { rings, .. } => rings,
+            Mode::Legacy { .. } => &[],
+        }
+    }
+
+    /// Legacy mode with I/O enabled: every worker's reactor (empty
+    /// otherwise).
+    #[cfg(tokiwa_io_driver)]
+    fn reactors(&self) -> &[std::sync::Arc<Reactor>] {
+        match &self.mode {
+            Mode::Legacy {
+                reactors: Some(reactors),
+            } => reactors,
+            _ => &[],
+        }
+    }
+
+    /// Registers `fd` with the driver of the worker this runs on, or of the
+    /// next one round-robin (reached through [`Handle::io`], which checks
+    /// that I/O is enabled).
+    #[cfg(tokiwa_io_driver)]
+    pub(crate) fn register(
+        &self,
+        fd: std::os::fd::RawFd,
+        interest: crate::io::Interest,
+    ) -> io::Result<(Backend, std::sync::Arc<scheduled_io::ScheduledIo>, u64)> {
+        let index = crate::runtime::worker_index()
+            .unwrap_or_else(|| self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+        match &self.mode {
+            #[cfg(feature = "uring")]
+            Mode::Uring { rings, .. } => {
+                let worker = index % rings.len();
+                let (io, token) = rings[worker].register(fd, interest)?;
+                let homed = uring::Homed::new(rings.clone(), worker, token, fd, interest);
+                Ok((Backend::Uring(homed), io, token))
+            }
+            Mode::Legacy { .. } => {
+                let reactors = self.reactors();
+                let reactor = &reactors[index % reactors.len()];
+                let (io, token) = reactor.register(fd, interest)?;
+                Ok((Backend::Epoll(reactor.clone()), io, token))
+            }
+        }
+    }
+
     /// The driver actually running (`Legacy` or `Uring`).
     pub(crate) fn kind(&self) -> Driver {
-        self.kind
+        match self.mode {
+            Mode::Legacy { .. } => Driver::Legacy,
+            #[cfg(feature = "uring")]
+            Mode::Uring { .. } => Driver::Uring,
+        }
     }
 
     /// Why `Auto` runs legacy, if it does.
@@ -223,17 +253,24 @@ impl Handle {
     /// io_uring mode: worker `index`'s ring.
     #[cfg(feature = "uring")]
     pub(crate) fn ring(&self, index: usize) -> Option<&std::sync::Arc<uring::Worker>> {
-        self.rings.get(index)
+        self.rings().get(index)
     }
 
     /// The calling thread now drives worker `index` (it took the core):
     /// in io_uring mode it becomes the ring's issuer.
-    pub(crate) fn attach(&self, index: usize) {
+    ///
+    /// # Errors
+    ///
+    /// When the kernel refuses this thread a ring (io_uring mode): the
+    /// caller still holds the core and must give it back, whole, before it
+    /// reports the error (see `uring::Worker::attach`).
+    pub(crate) fn attach(&self, index: usize) -> io::Result<()> {
         #[cfg(feature = "uring")]
-        if let Some(ring) = self.rings.get(index) {
-            ring.attach();
+        if let Some(ring) = self.ring(index) {
+            return ring.attach();
         }
         let _ = index;
+        Ok(())
     }
 
     /// The calling thread is about to let go of worker `index` (its core
@@ -241,7 +278,7 @@ impl Handle {
     /// are cancelled and waited for first (see `uring/op.rs`).
     pub(crate) fn release(&self, index: usize) {
         #[cfg(feature = "uring")]
-        if let Some(ring) = self.rings.get(index) {
+        if let Some(ring) = self.ring(index) {
             ring.quiesce();
         }
         let _ = index;
@@ -254,11 +291,18 @@ impl Handle {
     /// With tokio's message when the runtime was built without it.
     #[cfg(tokiwa_io_driver)]
     #[track_caller]
-    pub(crate) fn io(&self) -> &IoHandle {
-        self.io.as_ref().expect(
+    pub(crate) fn io(&self) -> &Handle {
+        let enabled = match &self.mode {
+            Mode::Legacy { reactors } => reactors.is_some(),
+            #[cfg(feature = "uring")]
+            Mode::Uring { io_enabled, .. } => *io_enabled,
+        };
+        assert!(
+            enabled,
             "A Tokio 1.x context was found, but IO is disabled. \
-             Call `enable_io` on the runtime builder to enable IO.",
-        )
+             Call `enable_io` on the runtime builder to enable IO."
+        );
+        self
     }
 
     /// The time driver.
@@ -299,14 +343,12 @@ impl Handle {
     pub(crate) fn maintain(&self, index: usize) -> bool {
         let mut woke = false;
         #[cfg(feature = "uring")]
-        if let Some(ring) = self.rings.get(index) {
+        if let Some(ring) = self.ring(index) {
             woke |= ring.maintain() > 0;
         }
         #[cfg(tokiwa_io_driver)]
-        if let Some(io) = &self.io {
-            if !io.reactors.is_empty() {
-                woke |= io.reactors[index % io.reactors.len()].reap() > 0;
-            }
+        if let Some(reactor) = self.reactors().get(index) {
+            woke |= reactor.reap() > 0;
         }
         woke |= self.process_timers(index);
         woke
@@ -315,41 +357,20 @@ impl Handle {
     /// Tells worker `index`'s poll thread whether the worker is parked
     /// (it then reaps the worker's events) or awake (it leaves them to the
     /// worker's own reaps). Set to `true` *before* the worker's last
-    /// non-blocking reap (see `epoll.rs`).
+    /// non-blocking reap (see `legacy/reactor.rs`).
     pub(crate) fn set_parked(&self, index: usize, parked: bool) {
         #[cfg(tokiwa_io_driver)]
-        if let Some(io) = &self.io {
-            if !io.reactors.is_empty() {
-                io.reactors[index % io.reactors.len()].set_worker_parked(parked);
-            }
+        if let Some(reactor) = self.reactors().get(index) {
+            reactor.set_worker_parked(parked);
         }
         let _ = (index, parked);
-    }
-
-    /// Whether any I/O resource is registered with the runtime: spinning on
-    /// the reactors before parking only pays off then.
-    pub(crate) fn has_io_resources(&self) -> bool {
-        // A ring operation in flight (a file read waiting for the kernel's
-        // worker thread) completes within microseconds too.
-        if self.has_ops_in_flight() {
-            return true;
-        }
-        #[cfg(tokiwa_io_driver)]
-        if let Some(io) = &self.io {
-            #[cfg(feature = "uring")]
-            if io.rings.iter().any(|r| r.has_registrations()) {
-                return true;
-            }
-            return io.reactors.iter().any(|r| r.has_registrations());
-        }
-        false
     }
 
     /// Whether an io_uring operation (a file read, an open, ...) is in
     /// flight on any ring.
     pub(crate) fn has_ops_in_flight(&self) -> bool {
         #[cfg(feature = "uring")]
-        if self.rings.iter().any(|r| r.ops().in_flight() != 0) {
+        if self.rings().iter().any(|r| r.ops().in_flight() != 0) {
             return true;
         }
         false
@@ -369,10 +390,11 @@ impl Handle {
             return true;
         }
         #[cfg(tokiwa_io_driver)]
-        if let Some(io) = &self.io {
-            let n = io.reactors.len();
+        {
+            let reactors = self.reactors();
+            let n = reactors.len();
             for offset in 1..n {
-                let reactor = &io.reactors[(index + offset) % n];
+                let reactor = &reactors[(index + offset) % n];
                 // An awake worker reaps its own reactor; taking its events
                 // would only pull its tasks over here.
                 if !reactor.worker_is_parked() {
@@ -400,13 +422,11 @@ impl Handle {
     /// fails the remaining resources' waiters, shuts the timers down.
     pub(crate) fn shutdown(&self) {
         #[cfg(tokiwa_io_driver)]
-        if let Some(io) = &self.io {
-            for reactor in io.reactors.iter() {
-                reactor.shutdown();
-            }
+        for reactor in self.reactors() {
+            reactor.shutdown();
         }
         #[cfg(feature = "uring")]
-        for ring in self.rings.iter() {
+        for ring in self.rings() {
             ring.shutdown();
         }
         #[cfg(feature = "time")]

@@ -20,6 +20,13 @@ pub(crate) struct UringMetrics {
     /// Enters made because the kernel set `IORING_SQ_TASKRUN` while the
     /// worker was busy.
     pub(crate) taskrun_enters: AtomicU64,
+    /// Waits of a task on this worker for a resource whose readiness poll
+    /// sits on another worker's ring: that readiness will be reaped there
+    /// and cross threads to reach the task (or take the task with it).
+    pub(crate) foreign_io_waits: AtomicU64,
+    /// Resources whose poll moved to this worker's ring because its tasks
+    /// kept waiting on them here.
+    pub(crate) io_rehomes: AtomicU64,
 }
 
 #[cfg_attr(not(feature = "uring"), allow(dead_code))]

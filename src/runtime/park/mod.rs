@@ -5,17 +5,20 @@
 //! module provides the primitive that does the sleeping. Every primitive
 //! provides the same contract:
 //!
-//! * [`Parker::park`] blocks the owning worker until [`Unparker::unpark`] is
+//! * `Parker::park` blocks the owning worker until `Unparker::unpark` is
 //!   called or the timeout (the next timer deadline) passes. An `unpark`
 //!   that happens *before* `park` is not lost: it leaves a token that makes
 //!   the next `park` return at once. Spurious returns are allowed; the
 //!   scheduler re-checks its queues after every return.
-//! * [`Unparker`] is cheap to clone and usable from any thread.
+//! * `Unparker` is cheap to clone and usable from any thread.
 //! * `park` reports whether it consumed an unpark token, which the paused
 //!   clock uses to tell "something woke the runtime" from "nothing to do".
 //!
+//! The worker's parker that the drivers hand the scheduler, a choice of
+//! these primitives, is `runtime/driver/parker.rs`.
+//!
 //! The legacy primitive is a mutex and condition variable (`condvar.rs`):
-//! the legacy driver's poll threads (`runtime/driver/epoll.rs`) wake
+//! the legacy driver's poll threads (`runtime/driver/legacy/reactor.rs`) wake
 //! workers through it, and a parked worker waits on it with a timeout for
 //! its next timer (`runtime/driver/mod.rs`). The io_uring driver (the
 //! worker blocks in `submit_and_wait`, woken through an eventfd) plugs in
@@ -28,58 +31,3 @@ pub(crate) mod condvar;
 #[cfg(any(feature = "uring", all(test, tokiwa_loom)))]
 pub(crate) mod ring_wake;
 pub(crate) mod thread;
-
-use std::time::Duration;
-
-/// A worker's parker: the condition variable (legacy mode) or its ring
-/// (io_uring mode).
-#[derive(Debug)]
-pub(crate) enum Parker {
-    Condvar(condvar::Parker),
-    #[cfg(feature = "uring")]
-    Uring(crate::runtime::driver::uring::Parker),
-}
-
-/// The waking end of a [`Parker`].
-#[derive(Clone, Debug)]
-pub(crate) enum Unparker {
-    Condvar(condvar::Unparker),
-    #[cfg(feature = "uring")]
-    Uring(crate::runtime::driver::uring::Unparker),
-}
-
-impl Parker {
-    /// A condition-variable parker.
-    pub(crate) fn new() -> Parker {
-        Parker::Condvar(condvar::Parker::new())
-    }
-
-    pub(crate) fn unparker(&self) -> Unparker {
-        match self {
-            Parker::Condvar(p) => Unparker::Condvar(p.unparker()),
-            #[cfg(feature = "uring")]
-            Parker::Uring(p) => Unparker::Uring(p.unparker()),
-        }
-    }
-
-    /// Blocks until unparked or until `timeout` passes (`None`: no limit).
-    /// `Some(Duration::ZERO)` only consumes a pending token. Returns whether
-    /// an unpark token was consumed.
-    pub(crate) fn park(&mut self, timeout: Option<Duration>) -> bool {
-        match self {
-            Parker::Condvar(p) => p.park(timeout),
-            #[cfg(feature = "uring")]
-            Parker::Uring(p) => p.park(timeout),
-        }
-    }
-}
-
-impl Unparker {
-    pub(crate) fn unpark(&self) {
-        match self {
-            Unparker::Condvar(u) => u.unpark(),
-            #[cfg(feature = "uring")]
-            Unparker::Uring(u) => u.unpark(),
-        }
-    }
-}

@@ -18,7 +18,7 @@
 use super::{Rings, Worker};
 use crate::runtime::driver::scheduled_io::ScheduledIo;
 use std::os::fd::RawFd;
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 
 /// Consecutive waits from one other worker that move a resource's poll.
@@ -33,6 +33,11 @@ pub(crate) struct Homed {
     /// The worker whose ring holds the poll, for the fast check (`Relaxed`:
     /// a hint; `home` under its lock is the truth).
     home_index: AtomicUsize,
+    /// Whether `home.foreign` counts a run of waits from another worker,
+    /// so that a wait at home knows, without the lock, to end it.
+    /// `Relaxed`: written under `home`'s lock; a stale `false` read at home
+    /// only lets one run of foreign waits continue across a home wait.
+    foreign_pending: AtomicBool,
     home: Mutex<Home>,
 }
 
@@ -59,6 +64,7 @@ impl Homed {
             fd,
             interest,
             home_index: AtomicUsize::new(worker),
+            foreign_pending: AtomicBool::new(false),
             home: Mutex::new(Home {
                 worker,
                 token,
@@ -79,10 +85,29 @@ impl Homed {
         let Some(me) = crate::runtime::worker_index() else {
             return;
         };
-        // The common case, a wait at home, takes no lock.
-        if me >= self.rings.len() || me == self.home_index.load(Relaxed) {
+        if me >= self.rings.len() {
             return;
         }
+        if me == self.home_index.load(Relaxed) {
+            // The common case, a wait at home, takes no lock; it only ends
+            // a run of foreign waits, if one was counted (a task stolen
+            // once and woken back home must not count towards a move the
+            // next time it is stolen: that moved every busy socket back
+            // and forth between the rings).
+            if self.foreign_pending.load(Relaxed) {
+                let mut home = self.home.lock().unwrap();
+                home.foreign = None;
+                self.foreign_pending.store(false, Relaxed);
+            }
+            return;
+        }
+        // A thread that does not own ring `me` is a worker of another
+        // runtime: its waits say nothing about where this resource should
+        // live.
+        if !self.ring(me).is_owned_here() {
+            return;
+        }
+        super::UringMetrics::add(&self.ring(me).metrics().foreign_io_waits, 1);
         let mut home = self.home.lock().unwrap();
         if home.gone {
             return;
@@ -97,6 +122,7 @@ impl Homed {
         };
         home.foreign = Some((me, count));
         if count < REHOME_AFTER {
+            self.foreign_pending.store(true, Relaxed);
             return;
         }
         let Some(token) = self
@@ -108,7 +134,9 @@ impl Homed {
         let old = std::mem::replace(&mut home.token, token);
         let old_worker = std::mem::replace(&mut home.worker, me);
         home.foreign = None;
+        self.foreign_pending.store(false, Relaxed);
         self.home_index.store(me, Relaxed);
+        super::UringMetrics::add(&self.ring(me).metrics().io_rehomes, 1);
         drop(home);
         self.ring(old_worker).deregister(old);
     }

@@ -6,7 +6,7 @@
 //! I/O types keep tokio's borrowed-buffer semantics: the kernel never holds
 //! a pointer into user memory, and a dropped future leaves nothing behind.
 //!
-//! **Tokens** are a slot index plus a generation, as in `epoll.rs`. A slot
+//! **Tokens** are a slot index plus a generation, as in `legacy/reactor.rs`. A slot
 //! lives until its poll's *final* completion (the one without `F_MORE`),
 //! so the kernel never holds a token whose slot was reused.
 //!
@@ -42,7 +42,7 @@ use crate::runtime::driver::scheduled_io::{shutdown_error, ScheduledIo};
 use io_uring::{opcode, types};
 use std::io;
 use std::os::fd::RawFd;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 // The driver is not loom-modelled (there is no io_uring under loom): its
 // locks and flags are std's.
 use std::sync::{Arc, Mutex};
@@ -68,8 +68,6 @@ pub(crate) struct IoState {
     /// `SeqCst` so a request pushed after the owner's swap is seen by its
     /// next look (the notifier also unparks the owner).
     has_requests: AtomicBool,
-    /// Live registrations. `Relaxed`: a hint for spinning, as in legacy.
-    registered: AtomicUsize,
 }
 
 #[derive(Debug)]
@@ -120,12 +118,7 @@ impl IoState {
             }),
             requests: Mutex::new(Vec::new()),
             has_requests: AtomicBool::new(false),
-            registered: AtomicUsize::new(0),
         }
-    }
-
-    pub(crate) fn has_registrations(&self) -> bool {
-        self.registered.load(Ordering::Relaxed) != 0
     }
 
     /// Registers `fd`. `owner`: the calling thread's own ring (arm now),
@@ -210,7 +203,6 @@ impl IoState {
             armed,
             cancelling: false,
         });
-        self.registered.fetch_add(1, Ordering::Relaxed);
         Ok(token)
     }
 
@@ -235,7 +227,6 @@ impl IoState {
             // Nothing in the kernel (never armed, or its poll ended): free
             // it now; a pending `Arm` request finds the slot gone.
             registry.slots.remove(index);
-            self.registered.fetch_sub(1, Ordering::Relaxed);
             return None;
         }
         match owner {
@@ -334,7 +325,6 @@ impl IoState {
                 slot.armed = false;
                 if slot.cancelling {
                     registry.slots.remove(index);
-                    self.registered.fetch_sub(1, Ordering::Relaxed);
                 } else if cqe.res >= 0 || cqe.res == -libc::ECANCELED {
                     rearm.push(cqe.user_data);
                 }
@@ -381,13 +371,33 @@ impl IoState {
                 }
                 for index in gone {
                     registry.slots.remove(index);
-                    self.registered.fetch_sub(1, Ordering::Relaxed);
                 }
             }
         }
         if pushed {
             let _ = ring.submit(metrics);
         }
+    }
+
+    /// Test hook: cancels every armed readiness poll on the owner's ring,
+    /// as the kernel's termination of a multishot would end them (a final
+    /// completion without `F_MORE`); `complete` must arm them again.
+    /// Returns how many were cancelled.
+    pub(crate) fn cancel_polls(&self, ring: &mut Ring, metrics: &UringMetrics) -> usize {
+        let registry = self.registry.lock().unwrap();
+        let mut n = 0;
+        for (index, slot) in registry.slots.iter() {
+            if slot.armed && !slot.cancelling {
+                let token = index as u64 | u64::from(slot.generation) << 32;
+                ring.push(&cancel_entry(token), metrics);
+                n += 1;
+            }
+        }
+        drop(registry);
+        if n > 0 {
+            let _ = ring.submit(metrics);
+        }
+        n
     }
 
     /// Runtime shutdown: fails every resource's waiters; later

@@ -48,20 +48,31 @@ use crate::io::Interest;
 use crate::runtime::driver::scheduled_io::ScheduledIo;
 use ring::{Attach, Ring, Wait};
 use std::os::fd::RawFd;
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::Duration;
 
 /// One worker's ring, eventfd and resources.
 pub(crate) struct Worker {
     index: usize,
     /// Locked by the thread holding the worker's core, also while it
-    /// sleeps in the ring, so **no other thread may wait for this lock**
-    /// (except shutdown, when the workers are gone, which closes the ring:
-    /// `None`). The mutex makes the ring `Sync`; ownership is checked by
-    /// the ring itself.
+    /// sleeps in the ring, so **no other thread may wait for this lock**:
+    /// every thread but the owner is turned away by [`Worker::owner`]
+    /// before it tries the lock, and tries it without waiting (see
+    /// [`Worker::with_owned_ring`]). Shutdown takes it to close the ring
+    /// (`None`) once the workers have stopped. The mutex makes the ring
+    /// `Sync`; ownership is checked by the ring itself.
     ring: Mutex<Option<Ring>>,
+    /// The id (`ring::thread_id`) of the thread that owns the ring, 0 for
+    /// none yet: a copy of the ring's own record, readable without the
+    /// lock. Written under the lock by `attach`. `Relaxed`: a thread reads
+    /// its own id here only if it wrote it itself (program order), and any
+    /// other value turns it away; a stale own id (this thread owned the
+    /// ring before) only lets it *try* the lock, and the ring's own record
+    /// under the lock says no.
+    owner: AtomicU64,
     /// Set at shutdown, when the ring is closed.
-    closed: std::sync::atomic::AtomicBool,
+    closed: AtomicBool,
     setup_flags: u32,
     waker: wake::Waker,
     io: io::IoState,
@@ -90,7 +101,8 @@ impl Worker {
             setup_flags,
             index,
             ring: Mutex::new(Some(ring)),
-            closed: std::sync::atomic::AtomicBool::new(false),
+            owner: AtomicU64::new(0),
+            closed: AtomicBool::new(false),
             waker,
             io: io::IoState::new(),
             ops: op::OpTable::default(),
@@ -113,10 +125,32 @@ impl Worker {
         &self.waker.metrics
     }
 
+    /// Whether the calling thread owns this ring (a hint read without the
+    /// lock; see [`Worker::owner`]). Threads of other runtimes, and other
+    /// workers of this one, get `false` at once.
+    pub(crate) fn is_owned_here(&self) -> bool {
+        self.owner.load(Ordering::Relaxed) == ring::thread_id()
+    }
+
     /// Runs `f` on the ring if the calling thread owns it; `None` when it
     /// does not, or when the runtime shut down (the ring is closed then).
+    ///
+    /// Never waits for the lock: its owner holds it while it sleeps in the
+    /// kernel, and a thread that is not the owner must not wait for that
+    /// (another runtime's worker dropping a resource of this one, say).
+    /// The owner itself only finds the lock taken for the instant a
+    /// non-owner with a stale hint spends checking, and then takes the
+    /// slow path (a request, the blocking pool) like any non-owner; what
+    /// it must not skip uses [`Worker::with_owned_ring_waiting`].
     fn with_owned_ring<R>(&self, f: impl FnOnce(&mut Ring) -> R) -> Option<R> {
-        let mut slot = self.ring.lock().unwrap();
+        if !self.is_owned_here() {
+            return None;
+        }
+        let mut slot = match self.ring.try_lock() {
+            Ok(slot) => slot,
+            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            Err(TryLockError::WouldBlock) => return None,
+        };
         let ring = slot.as_mut()?;
         if !ring.is_owned_by_current() {
             return None;
@@ -124,14 +158,46 @@ impl Worker {
         Some(f(ring))
     }
 
+    /// [`Worker::with_owned_ring`] for what the owner must not skip
+    /// (settling its operations before it lets go of the ring): it waits
+    /// for the lock, which only a non-owner's momentary check can hold
+    /// while the owner is here.
+    fn with_owned_ring_waiting<R>(&self, f: impl FnOnce(&mut Ring) -> R) -> Option<R> {
+        if !self.is_owned_here() {
+            return None;
+        }
+        let mut slot = self.lock_ring();
+        let ring = slot.as_mut()?;
+        if !ring.is_owned_by_current() {
+            return None;
+        }
+        Some(f(ring))
+    }
+
+    fn lock_ring(&self) -> MutexGuard<'_, Option<Ring>> {
+        self.ring
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
     /// The calling thread now drives this worker (see the module docs).
-    pub(crate) fn attach(&self) {
-        let mut slot = self.ring.lock().unwrap();
+    ///
+    /// # Errors
+    ///
+    /// When the kernel refuses a ring for this thread (say, `EMFILE` while
+    /// a core moves to a new thread): the ring and its polls are left as
+    /// they were, owned by the previous thread, so the caller can give the
+    /// core back and a later attach can try again.
+    pub(crate) fn attach(&self) -> std::io::Result<()> {
+        let mut slot = self.lock_ring();
         if let Some(ring) = slot.as_mut() {
-            if ring.attach() == Attach::Replaced {
+            let attached = ring.attach()?;
+            self.owner.store(ring::thread_id(), Ordering::Relaxed);
+            if attached == Attach::Replaced {
                 self.io.rearm(ring, &self.waker.metrics, None);
             }
         }
+        Ok(())
     }
 
     /// The ring's setup flags as the kernel recorded them when it was
@@ -227,7 +293,7 @@ impl Worker {
             return;
         }
         let mut wakers = Vec::new();
-        self.with_owned_ring(|ring| {
+        self.with_owned_ring_waiting(|ring| {
             let metrics = &self.waker.metrics;
             for token in self.ops.in_flight_tokens() {
                 let cancel = io_uring::opcode::AsyncCancel::new(token)
@@ -249,14 +315,18 @@ impl Worker {
     }
 
     fn park(&self, timeout: Option<Duration>) -> bool {
-        let mut slot = self.ring.lock().unwrap();
+        let mut slot = self.lock_ring();
         let Some(ring) = slot.as_mut() else {
             // Shut down: nothing to wait for.
             return false;
         };
-        if !ring.is_owned_by_current() && ring.attach() == Attach::Replaced {
-            self.io.rearm(ring, &self.waker.metrics, None);
-        }
+        // The scheduler attached this thread when it took the core; a
+        // parker never sleeps in a ring it could not enter.
+        assert!(
+            ring.is_owned_by_current(),
+            "tokiwa worker {}: parked on a ring owned by another thread",
+            self.index
+        );
         self.io.take_requests(ring, &self.waker.metrics);
         let mut wait = Wait {
             ring,
@@ -272,14 +342,13 @@ impl Worker {
         fd: RawFd,
         interest: Interest,
     ) -> std::io::Result<(Arc<ScheduledIo>, u64)> {
-        let direct = if crate::runtime::worker_index() == Some(self.index) {
-            self.with_owned_ring(|ring| {
-                self.io
-                    .register(fd, interest, Some((ring, &self.waker.metrics)))
-            })
-        } else {
-            None
-        };
+        // Directly only on the ring's owner; every other thread (another
+        // worker, another runtime's worker, a thread outside any runtime)
+        // sends a request and wakes the owner, never waits for its lock.
+        let direct = self.with_owned_ring(|ring| {
+            self.io
+                .register(fd, interest, Some((ring, &self.waker.metrics)))
+        });
         let (io, token, request) = match direct {
             Some(result) => result?,
             None => self.io.register(fd, interest, None)?,
@@ -309,13 +378,8 @@ impl Worker {
     /// The resource of `token` is being dropped; call before closing its
     /// descriptor.
     pub(crate) fn deregister(&self, token: u64) {
-        let direct = if crate::runtime::worker_index() == Some(self.index) {
-            self.with_owned_ring(|ring| {
-                self.io.deregister(token, Some((ring, &self.waker.metrics)))
-            })
-        } else {
-            None
-        };
+        let direct = self
+            .with_owned_ring(|ring| self.io.deregister(token, Some((ring, &self.waker.metrics))));
         let request = match direct {
             Some(request) => request,
             None => self.io.deregister(token, None),
@@ -329,15 +393,11 @@ impl Worker {
         // Once the runtime shut down the ring is closed, and with it every
         // poll: nothing is left to arm or cancel. (A flag, not the ring's
         // lock: the owner holds that lock while it sleeps in the ring.)
-        if self.closed.load(std::sync::atomic::Ordering::Acquire) {
+        if self.closed.load(Ordering::Acquire) {
             return;
         }
         self.io.send(request);
         self.waker.unpark();
-    }
-
-    pub(crate) fn has_registrations(&self) -> bool {
-        self.io.has_registrations()
     }
 
     /// Test hook: ends the wake poll as a kernel termination would.
@@ -348,27 +408,43 @@ impl Worker {
             .unwrap_or(false)
     }
 
+    /// Test hook: ends every readiness poll on this ring as a kernel
+    /// termination would (see `io.rs`). Returns how many were ended (0
+    /// from a thread that does not own the ring).
+    pub(crate) fn cancel_io_polls(&self) -> usize {
+        self.with_owned_ring(|ring| self.io.cancel_polls(ring, &self.waker.metrics))
+            .unwrap_or(0)
+    }
+
     /// Runtime shutdown, after the tasks are gone: fails the waiters of
     /// the resources still registered and closes the ring. Closing it makes
     /// the kernel cancel every poll and drop the file references they hold
     /// (a socket the program keeps, then drops, closes at once; the ring's
     /// owner thread may be gone, so no cancel could be submitted later).
-    /// Polls reference no user memory, so nothing else is waited for.
+    /// Polls reference no user memory.
+    ///
+    /// Operations do: every owner quiesces its ring before letting go of
+    /// it, so normally none is in flight here. One can be when shutdown
+    /// did not wait for the workers (`shutdown_timeout`,
+    /// `shutdown_background`) and a worker still runs a task. Closing the
+    /// ring would not stop the kernel from writing into the operation's
+    /// buffer later (the ring's teardown is asynchronous), so the ring is
+    /// left open and the table is orphaned: the memory of every operation
+    /// in flight is leaked, now or when its future is dropped. A leak,
+    /// never a use-after-free.
     pub(crate) fn shutdown(&self) {
         self.io.shutdown();
         // `Release`: pairs with the `Acquire` in `send`; a request sent
         // concurrently is either dropped here with the queue or never
         // queued.
-        self.closed
-            .store(true, std::sync::atomic::Ordering::Release);
-        let ring = self.ring.lock().unwrap().take();
+        self.closed.store(true, Ordering::Release);
+        // A caller that still owns the ring settles its operations first.
+        self.quiesce();
+        let ring = self.lock_ring().take();
+        // With the ring gone nobody can start or reap an operation, so the
+        // count is final.
         if self.ops.in_flight() != 0 {
-            // Every owner quiesces its ring before letting go of it, so
-            // this does not happen; if it did, the kernel could still write
-            // into the operations' memory after the close (the ring's
-            // teardown is asynchronous), so the ring is left open and its
-            // operations' data stays in the table: a leak, never a
-            // use-after-free.
+            self.ops.orphan();
             std::mem::forget(ring);
             return;
         }

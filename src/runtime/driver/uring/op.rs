@@ -34,7 +34,7 @@ use crate::runtime::{context, scheduler};
 use io_uring::squeue;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 
@@ -103,6 +103,9 @@ pub(crate) struct OpTable {
     /// before they park, for whom a stale value costs a spin or a park,
     /// never a lost wakeup.
     in_flight: AtomicUsize,
+    /// Set (under `slots`' lock) when shutdown let go of the ring with
+    /// operations still in flight (see [`OpTable::orphan`]).
+    orphaned: AtomicBool,
 }
 
 impl OpTable {
@@ -175,6 +178,9 @@ impl OpTable {
                 slots.remove(index);
                 Poll::Ready(res)
             }
+            // Orphaned: no completion will come, and a stored waker would
+            // keep the runtime alive (see `orphan`).
+            Slot::Pending(_) if self.orphaned.load(Ordering::Relaxed) => Poll::Pending,
             Slot::Pending(waker) => {
                 match waker {
                     Some(w) if w.will_wake(cx.waker()) => {}
@@ -186,11 +192,41 @@ impl OpTable {
         }
     }
 
+    /// The ring was let go with operations in flight whose completions
+    /// will never be reaped (shutdown did not wait for a busy worker): the
+    /// kernel may still write into their memory, so it is leaked, never
+    /// freed. The data abandoned so far is leaked now, the data of live
+    /// futures when they are dropped ([`OpTable::abandon`]).
+    ///
+    /// The wakers waiting in the table are dropped too (after the lock):
+    /// a waker holds its task, the task its runtime, and the runtime this
+    /// table, a cycle that would keep the whole runtime alive.
+    pub(crate) fn orphan(&self) {
+        let mut wakers = Vec::new();
+        let mut slots = self.slots.lock().unwrap();
+        // `Relaxed`: written and read under `slots`' lock.
+        self.orphaned.store(true, Ordering::Relaxed);
+        for (_, slot) in slots.iter_mut() {
+            match std::mem::replace(slot, Slot::Pending(None)) {
+                Slot::Abandoned(data) => std::mem::forget(data),
+                Slot::Pending(waker) => wakers.extend(waker),
+                done @ Slot::Done(_) => *slot = done,
+            }
+        }
+        drop(slots);
+        drop(wakers);
+    }
+
     /// The future of `token` is dropped with its operation unfinished or
     /// its result untaken; `data` is kept until the completion if needed.
     fn abandon(&self, token: u64, data: Box<dyn Abandoned>) {
         let index = (token & !OP_BIT) as usize;
         let mut slots = self.slots.lock().unwrap();
+        if matches!(slots[index], Slot::Pending(_)) && self.orphaned.load(Ordering::Relaxed) {
+            // No completion will ever come to free it (see `orphan`).
+            std::mem::forget(data);
+            return;
+        }
         match slots[index] {
             Slot::Done(res) => {
                 slots.remove(index);
@@ -213,12 +249,21 @@ impl std::fmt::Debug for OpTable {
 }
 
 /// The ring of the worker the calling thread drives, if the current
-/// runtime runs in io_uring mode and this thread holds a worker's core.
+/// runtime runs in io_uring mode and this thread holds a worker's core
+/// and owns its ring. (The worker index alone is not enough: a worker of
+/// one runtime may have entered another, whose worker of the same index
+/// is another thread.)
 pub(crate) fn current_worker() -> Option<Arc<super::Worker>> {
     let index = crate::runtime::worker_index()?;
-    context::with_current(|handle: &scheduler::Handle| handle.driver().ring(index).cloned())
-        .ok()
-        .flatten()
+    context::with_current(|handle: &scheduler::Handle| {
+        handle
+            .driver()
+            .ring(index)
+            .filter(|ring| ring.is_owned_here())
+            .cloned()
+    })
+    .ok()
+    .flatten()
 }
 
 /// An operation on the calling worker's ring; resolves to the kernel's

@@ -8,6 +8,15 @@
 //! a completion with `F_MORE` for an eventfd write (5.13). A failure names
 //! the capability and carries the kernel's errno, so `Builder::build` can
 //! say exactly why io_uring mode is unavailable.
+//!
+//! "Once per process" holds for the kernel's answer, not for an accident
+//! of the moment: a refusal (a missing feature or opcode, `ENOSYS` or
+//! `EPERM` from a seccomp filter) will not change while the process runs,
+//! and is remembered with success. A probe that fails for want of a
+//! resource or by interruption (`EMFILE`, `ENFILE`, `ENOMEM`, `EAGAIN`,
+//! `EBUSY`, `EINTR`: see [`is_transient`]) learned nothing about the kernel;
+//! its error is returned as the kernel gave it (`raw_os_error` intact) and
+//! the next runtime probes again.
 use io_uring::{opcode, types, IoUring};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -39,12 +48,26 @@ impl Default for RingConfig {
 }
 
 /// Why io_uring mode cannot run, as an `io::Error` of the errno's kind whose
-/// message names the missing capability.
-pub(crate) fn unsupported(capability: &str, cause: &io::Error) -> io::Error {
+/// message names the missing capability. A transient `cause` is no refusal:
+/// it is returned as it came, keeping its OS error code.
+pub(crate) fn unsupported(capability: &str, cause: io::Error) -> io::Error {
+    if is_transient(&cause) {
+        return cause;
+    }
     let kind = cause.kind();
     io::Error::new(
         kind,
         format!("tokiwa: io_uring driver unavailable: the kernel refused {capability}: {cause}"),
+    )
+}
+
+/// Whether `e` is a failure of the moment rather than the kernel's answer:
+/// out of descriptors or memory, busy, or interrupted. Such an error says
+/// nothing about io_uring support and is never cached.
+fn is_transient(e: &io::Error) -> bool {
+    matches!(
+        e.raw_os_error(),
+        Some(libc::EMFILE | libc::ENFILE | libc::ENOMEM | libc::EAGAIN | libc::EBUSY | libc::EINTR)
     )
 }
 
@@ -69,15 +92,30 @@ pub(crate) fn setup_ring(config: &RingConfig, disabled: bool) -> io::Result<IoUr
             } else {
                 "io_uring_setup with SINGLE_ISSUER"
             },
-            &e,
+            e,
         )
     })
 }
 
-/// The kernel's answer, probed on first use.
-pub(crate) fn probe() -> Result<(), &'static io::Error> {
-    static PROBE: OnceLock<io::Result<()>> = OnceLock::new();
-    PROBE.get_or_init(run_probe).as_ref().map(|_| ())
+/// The kernel's answer, probed until one is had: a transient failure is
+/// returned and not remembered.
+pub(crate) fn probe() -> io::Result<()> {
+    static VERDICT: OnceLock<io::Result<()>> = OnceLock::new();
+    let verdict = match VERDICT.get() {
+        Some(verdict) => verdict,
+        None => match run_probe() {
+            Err(e) if is_transient(&e) => return Err(e),
+            // Two first probes may race; either's verdict is the kernel's.
+            verdict => VERDICT.get_or_init(|| verdict),
+        },
+    };
+    verdict
+        .as_ref()
+        .map(|_| ())
+        .map_err(|e| match e.raw_os_error() {
+            Some(code) => io::Error::from_raw_os_error(code),
+            None => io::Error::new(e.kind(), e.to_string()),
+        })
 }
 
 fn run_probe() -> io::Result<()> {
@@ -86,19 +124,19 @@ fn run_probe() -> io::Result<()> {
     if !params.is_feature_ext_arg() {
         return Err(unsupported(
             "IORING_FEAT_EXT_ARG (timed waits, kernel 5.11)",
-            &io::Error::from_raw_os_error(libc::EINVAL),
+            io::Error::from_raw_os_error(libc::EINVAL),
         ));
     }
     if !params.is_feature_nodrop() {
         return Err(unsupported(
             "IORING_FEAT_NODROP (kernel 5.5)",
-            &io::Error::from_raw_os_error(libc::EINVAL),
+            io::Error::from_raw_os_error(libc::EINVAL),
         ));
     }
     let mut opcodes = io_uring::Probe::new();
     ring.submitter()
         .register_probe(&mut opcodes)
-        .map_err(|e| unsupported("IORING_REGISTER_PROBE", &e))?;
+        .map_err(|e| unsupported("IORING_REGISTER_PROBE", e))?;
     for (code, name) in [
         (opcode::PollAdd::CODE, "IORING_OP_POLL_ADD"),
         (opcode::AsyncCancel::CODE, "IORING_OP_ASYNC_CANCEL"),
@@ -106,7 +144,7 @@ fn run_probe() -> io::Result<()> {
         if !opcodes.is_supported(code) {
             return Err(unsupported(
                 name,
-                &io::Error::from_raw_os_error(libc::EOPNOTSUPP),
+                io::Error::from_raw_os_error(libc::EOPNOTSUPP),
             ));
         }
     }
@@ -130,21 +168,21 @@ fn run_probe() -> io::Result<()> {
     unsafe { ring.submission().push(&poll) }
         .map_err(|_| io::Error::other("fresh ring has a full submission queue"))?;
     ring.submit()
-        .map_err(|e| unsupported("IORING_OP_POLL_ADD submission", &e))?;
+        .map_err(|e| unsupported("IORING_OP_POLL_ADD submission", e))?;
     super::wake::write_eventfd(efd.as_raw_fd())?;
     let ts = types::Timespec::from(Duration::from_secs(1));
     let args = types::SubmitArgs::new().timespec(&ts);
     match ring.submitter().submit_with_args(1, &args) {
         Ok(_) => {}
         Err(e) if e.raw_os_error() == Some(libc::ETIME) => {}
-        Err(e) => return Err(unsupported("io_uring_enter with EXT_ARG", &e)),
+        Err(e) => return Err(unsupported("io_uring_enter with EXT_ARG", e)),
     }
     let cqe = ring.completion().next();
     let multishot = match cqe {
         Some(cqe) if cqe.result() < 0 => {
             return Err(unsupported(
                 "IORING_POLL_ADD_MULTI",
-                &io::Error::from_raw_os_error(-cqe.result()),
+                io::Error::from_raw_os_error(-cqe.result()),
             ))
         }
         Some(cqe) => io_uring::cqueue::more(cqe.flags()),
@@ -153,7 +191,7 @@ fn run_probe() -> io::Result<()> {
     if !multishot {
         return Err(unsupported(
             "IORING_POLL_ADD_MULTI (kernel 5.13)",
-            &io::Error::from_raw_os_error(libc::EINVAL),
+            io::Error::from_raw_os_error(libc::EINVAL),
         ));
     }
     drop(ring);

@@ -131,34 +131,34 @@ impl Ring {
 
     /// Makes the calling thread this ring's issuer (see the module docs).
     ///
-    /// # Panics
+    /// # Errors
     ///
-    /// If the kernel refuses to enable or create a ring for this thread
-    /// (the runtime could no longer serve this worker's I/O).
-    pub(crate) fn attach(&mut self) -> Attach {
+    /// When the kernel refuses to enable the ring or to create one for
+    /// this thread (`EMFILE`, `ENOMEM`, a seccomp filter): the ring is left
+    /// exactly as it was, still its previous owner's, with its polls and
+    /// completions, so the caller can hand the core back and a later
+    /// attach can try again.
+    pub(crate) fn attach(&mut self) -> io::Result<Attach> {
         let me = thread_id();
         match self.owner {
-            Some(owner) if owner == me => Attach::Same,
+            Some(owner) if owner == me => Ok(Attach::Same),
             None => {
-                if let Err(e) = self.uring.submitter().register_enable_rings() {
-                    panic!("tokiwa: cannot enable the io_uring ring of a worker: {e}");
-                }
+                self.uring.submitter().register_enable_rings()?;
                 self.owner = Some(me);
-                Attach::Same
+                Ok(Attach::Same)
             }
             Some(_) => {
+                let fresh = probe::setup_ring(&self.config, false)?;
                 // The old ring's completions, posted or deferred, are
                 // dropped with it: the caller re-arms every poll, and a
                 // poll armed on a ready file completes at once. (Delivering
                 // them instead would let an old final completion mark a
                 // re-armed slot unarmed, and the slot would be armed twice.)
                 self.backlog.clear();
-                let fresh = probe::setup_ring(&self.config, false)
-                    .unwrap_or_else(|e| panic!("tokiwa: cannot move a worker's ring: {e}"));
                 self.uring = fresh;
                 self.owner = Some(me);
                 self.wake_poll = WakePoll::new(self.index);
-                Attach::Replaced
+                Ok(Attach::Replaced)
             }
         }
     }

@@ -22,8 +22,10 @@ const SPIN_BEFORE_PARK: std::time::Duration = std::time::Duration::from_micros(5
 use crate::runtime::config::Config;
 use crate::runtime::context;
 use crate::runtime::driver;
-use crate::runtime::park::{condvar, thread as park_thread, Parker, Unparker};
-use crate::runtime::scheduler::{self, multi_thread::worker::WorkerMetrics};
+use crate::runtime::driver::{Parker, Unparker};
+use crate::runtime::metrics::WorkerMetrics;
+use crate::runtime::park::{condvar, thread as park_thread};
+use crate::runtime::scheduler;
 use crate::task::{coop, Id, JoinHandle, LocalOwnedTasks, Notified, OwnedTasks, Schedule, Task};
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -222,15 +224,32 @@ impl Handle {
         task
     }
 
-    fn take_core(&self) -> Option<Box<Core>> {
-        let core = self.core.lock().unwrap().take();
-        if core.is_some() {
-            // A thread drives the runtime: it reaps its own events (and in
-            // io_uring mode becomes its ring's issuer).
-            self.driver.attach(0);
-            self.driver.set_parked(0, false);
+    /// Takes the core for this thread, which then drives the runtime: it
+    /// reaps its own events (and in io_uring mode becomes its ring's
+    /// issuer). The error is the kernel's refusal of a ring for this
+    /// thread (`EMFILE`, say, when the core last ran on another thread);
+    /// the core is then still taken, and the ring still its last owner's.
+    fn take_core(&self) -> Option<(Box<Core>, std::io::Result<()>)> {
+        let core = self.core.lock().unwrap().take()?;
+        let attached = self.driver.attach(0);
+        self.driver.set_parked(0, false);
+        Some((core, attached))
+    }
+
+    /// [`Handle::take_core`] for `block_on`.
+    ///
+    /// # Panics
+    ///
+    /// When the kernel refuses this thread a ring. The core is put back
+    /// first, whole, so the runtime keeps working for the next `block_on`.
+    #[track_caller]
+    fn take_core_to_drive(&self) -> Option<Box<Core>> {
+        let (core, attached) = self.take_core()?;
+        if let Err(e) = attached {
+            self.put_core(core);
+            panic!("tokiwa: this thread cannot drive the runtime: {e}");
         }
-        core
+        Some(core)
     }
 
     /// Asks to be woken when the core is handed back (once per waker).
@@ -258,7 +277,7 @@ impl Handle {
         let mut future = pin!(future);
         let mut waiter: Option<(condvar::Parker, Waker)> = None;
         loop {
-            if let Some(core) = self.take_core() {
+            if let Some(core) = self.take_core_to_drive() {
                 return self.drive(core, future.as_mut());
             }
             // Another thread drives the runtime: poll our future on our own
@@ -476,7 +495,10 @@ impl Handle {
         // Wait for a thread still inside `block_on` to hand the core back.
         let (mut parker, waker) = park_thread::current_waker_and_parker();
         let mut core = loop {
-            if let Some(core) = self.take_core() {
+            // Shutdown needs no ring of its own: if the kernel refuses one
+            // here, the tasks' resources are let go through requests to
+            // the ring's last owner, which the driver's shutdown closes.
+            if let Some((core, _attached)) = self.take_core() {
                 break core;
             }
             if std::thread::panicking() {

@@ -97,7 +97,7 @@ impl Idle {
     }
 
     /// A worker about to spin for events before parking
-    /// (`Context::spin_for_events`) counts as searching, past the cap.
+    /// (`Context::spin_for_completions`) counts as searching, past the cap.
     pub(crate) fn transition_to_searching_uncapped(&self) {
         self.num_searching.fetch_add(1, SeqCst);
     }
@@ -106,6 +106,31 @@ impl Idle {
     /// (the caller then wakes another worker if it found work).
     pub(crate) fn transition_from_searching(&self) -> bool {
         self.num_searching.fetch_sub(1, SeqCst) == 1
+    }
+
+    /// A searcher stops searching to run work of its own that it found
+    /// (readiness it reaped into its own queue while it spun), rather than
+    /// work another thread made visible. Returns whether the caller must
+    /// wake a parked worker.
+    ///
+    /// A notifier that pushed meanwhile may have seen this worker still
+    /// searching and woken nobody, counting on it to find the push; it
+    /// will not, as it goes back to its own queue. So the last searcher to
+    /// leave looks at the shared queues again (`has_remote_work`) after
+    /// the decrement and a fence, Dekker-style against the notifier's
+    /// *push, fence, load counts*: either the notifier saw no searcher and
+    /// woke a worker itself, or this look sees its push. A last searcher
+    /// that sees nothing wakes nobody: its own readiness is not worth a
+    /// wakeup that would only make another worker spin and park again.
+    pub(crate) fn stop_searching_for_own_work(
+        &self,
+        has_remote_work: impl FnOnce() -> bool,
+    ) -> bool {
+        if !self.transition_from_searching() {
+            return false;
+        }
+        fence(SeqCst);
+        has_remote_work()
     }
 
     /// Step 1 of going idle. `searching`: whether the worker was searching.

@@ -1,10 +1,14 @@
 //! The multi-thread, work-stealing scheduler.
 //!
 //! `worker.rs` is the worker loop and its queues, `idle.rs` the protocol
-//! that parks and wakes workers. This file is the runtime-facing side:
+//! that parks and wakes workers, `block_in_place.rs` the hand-off of a
+//! worker's core to another thread. This file is the runtime-facing side:
 //! creating the workers, spawning, `block_on`, shutdown.
+mod block_in_place;
 pub(crate) mod idle;
 pub(crate) mod worker;
+
+pub(crate) use block_in_place::block_in_place;
 
 use crate::loom::sync::Mutex;
 use crate::runtime::blocking::Spawner;
@@ -19,7 +23,18 @@ use std::sync::Arc;
 pub(crate) use worker::Context;
 
 /// A core on its way to another thread (see `spawn_worker_thread_for`).
-pub(crate) type CoreSlot = Arc<Mutex<Option<Box<worker::Core>>>>;
+pub(crate) type CoreSlot = Arc<Mutex<HandOff>>;
+
+/// What travels in a [`CoreSlot`].
+#[derive(Default)]
+pub(crate) struct HandOff {
+    /// The core, until a thread takes it; put back by a thread that could
+    /// not drive it.
+    pub(crate) core: Option<Box<worker::Core>>,
+    /// Why the thread it was handed to could not drive it (the kernel
+    /// refused that thread an io_uring ring).
+    pub(crate) refused: Option<std::io::Error>,
+}
 
 /// The scheduler's shared handle; tasks hold an `Arc` of it.
 pub(crate) struct Handle {
@@ -57,21 +72,30 @@ impl Handle {
     /// Runs a worker with `core` on a (mandatory) blocking-pool thread.
     /// Used at launch, when the pool cannot be shut down yet.
     pub(crate) fn spawn_worker_thread(self: &Arc<Self>, core: Box<worker::Core>) {
-        let slot = Arc::new(Mutex::new(Some(core)));
+        let slot = Arc::new(Mutex::new(HandOff {
+            core: Some(core),
+            refused: None,
+        }));
         self.spawn_worker_thread_for(slot);
     }
 
     /// Starts a pool thread that runs a worker with the core it finds in
     /// `slot`, if it is still there when the thread starts. The caller may
     /// take the core back instead (`block_in_place` does when the thread
-    /// never started: pool at its cap, or shutting down).
+    /// never started: pool at its cap, or shutting down). A thread that
+    /// cannot drive the core (the kernel refused it a ring) puts it back
+    /// with the reason, for the caller to take back and report.
     pub(crate) fn spawn_worker_thread_for(self: &Arc<Self>, slot: CoreSlot) {
         let rt = scheduler::Handle::MultiThread(self.clone());
         let handle = self.clone();
         let (task, _join) = crate::runtime::blocking::new_task(move || {
-            let core = slot.lock().unwrap().take();
+            let core = slot.lock().unwrap().core.take();
             if let Some(core) = core {
-                worker::run(handle, core);
+                if let Err((core, e)) = worker::run(handle, core) {
+                    let mut hand_off = slot.lock().unwrap();
+                    hand_off.core = Some(core);
+                    hand_off.refused = Some(e);
+                }
             }
         });
         // On a pool that is shutting down the job is cancelled; the core

@@ -39,10 +39,11 @@
 //! drains the injection side.
 use super::idle::Idle;
 use super::Handle;
-use crate::loom::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use crate::loom::sync::atomic::Ordering::Relaxed;
 use crate::loom::sync::Mutex;
 use crate::runtime::context;
-use crate::runtime::park::{Parker, Unparker};
+use crate::runtime::driver::{Parker, Unparker};
+use crate::runtime::metrics::WorkerMetrics;
 use crate::runtime::scheduler;
 use crate::runtime::scheduler::deque::{Stealer, Worker as Deque};
 use crate::runtime::scheduler::inject::{retry, Inject};
@@ -60,7 +61,7 @@ const LOCAL_QUEUE_CAPACITY: usize = 4;
 const MAX_LIFO_POLLS_PER_TICK: u32 = 3;
 
 /// How long a searching worker polls for events before it parks (see
-/// `Context::spin_for_events`).
+/// `Context::spin_for_completions`).
 const SPIN_BEFORE_PARK: std::time::Duration = std::time::Duration::from_micros(50);
 
 /// State shared by all workers.
@@ -80,18 +81,6 @@ pub(crate) struct Shared {
 pub(crate) struct Remote {
     steal: Stealer<Notified>,
     unpark: Unparker,
-}
-
-/// Per-worker counters, written by the worker (`Relaxed`: statistics, read
-/// without any ordering requirement).
-#[derive(Default)]
-pub(crate) struct WorkerMetrics {
-    pub(crate) park_count: AtomicU64,
-    pub(crate) park_unpark_count: AtomicU64,
-    pub(crate) steal_count: AtomicU64,
-    pub(crate) poll_count: AtomicU64,
-    pub(crate) local_queue_depth: AtomicU64,
-    pub(crate) overflow_count: AtomicU64,
 }
 
 /// What a worker owns.
@@ -197,10 +186,19 @@ impl Shared {
 
 /// Runs a worker with `core` on the current thread until shutdown (or until
 /// `block_in_place` takes the core away).
-pub(crate) fn run(handle: Arc<Handle>, core: Box<Core>) {
+///
+/// # Errors
+///
+/// Gives the core back, untouched, when the kernel refuses this thread the
+/// worker's io_uring ring (`EMFILE` while `block_in_place` moves the core):
+/// the caller puts it where its previous thread takes it back.
+#[allow(clippy::result_large_err)]
+pub(crate) fn run(handle: Arc<Handle>, core: Box<Core>) -> Result<(), (Box<Core>, std::io::Error)> {
     // A thread drives this core now: it reaps its own reactor's events
     // (and in io_uring mode becomes its ring's issuer).
-    handle.driver.attach(core.index);
+    if let Err(e) = handle.driver.attach(core.index) {
+        return Err((core, e));
+    }
     handle.driver.set_parked(core.index, false);
     let scheduler_handle = scheduler::Handle::MultiThread(handle.clone());
     let _enter = context::enter_runtime(&scheduler_handle, true);
@@ -217,6 +215,7 @@ pub(crate) fn run(handle: Arc<Handle>, core: Box<Core>) {
             cx.handle.shutdown_core(core);
         }
     });
+    Ok(())
 }
 
 impl Context {
@@ -286,26 +285,27 @@ impl Context {
         core
     }
 
-    /// A worker that found nothing, not even by stealing, keeps polling
-    /// the reactors (its own and the others') and the queues for up to
-    /// `SPIN_BEFORE_PARK` before it parks, if any I/O resource is
-    /// registered (without one there is no event to wait for, and the spin
-    /// only competed with the task-spawning benchmarks: spawn_many_local
-    /// fell from 2.8x tokio to 1.1x). `Ok(core)` when it found work.
+    /// A worker that found nothing, not even by stealing, while work it is
+    /// waiting for is bound to come back within microseconds (a blocking
+    /// task in flight, such as a file read on the pool, or an io_uring
+    /// operation), keeps polling its driver and the queues for up to
+    /// `SPIN_BEFORE_PARK` before it parks. `Ok(core)` when it found work.
     ///
-    /// Why: a parked worker's events take two thread wakeups (the poll
-    /// thread's, then the worker's); a worker still spinning takes them at
-    /// once. It counts as searching, so a notifier does not wake a parked
-    /// worker for work the spinner is about to find (the spinner finds
+    /// **It does not spin for sockets.** Readiness of a socket depends on
+    /// a peer, usually another process on the same CPUs: a worker spinning
+    /// for it takes the CPU that peer needs to send. An earlier version
+    /// spun whenever any I/O resource was registered; its own benchmarks,
+    /// whose clients ran inside the measured runtime, showed a gain (one
+    /// loopback echo connection 52k → 111k round trips/s), but loaded from
+    /// another process (`benches/src/external/`, 2 CPUs) it cost 50-120%
+    /// more server CPU per request than tokio and 6-12x its p99. Without
+    /// it, idle means asleep, as in tokio.
+    ///
+    /// The spinner counts as searching, so a notifier does not wake a
+    /// parked worker for work the spinner is about to find (it finds
     /// injected tasks too, and hands the search on when it finds work, as
-    /// any searcher does). Unlike stealing, every worker may spin: with
-    /// only half of them spinning, the others parked at once and their
-    /// events took the slow path. The spin costs at most 50 us of CPU per
-    /// idle episode. Measured with the loopback echo rows on 2 workers
-    /// (64 B): 1 connection 52k → 111k round trips/s (tokio 89k), 16
-    /// connections 110k → 190k (tokio 186k); 20 us of spinning gave only
-    /// half of that gain.
-    fn spin_for_events(&self, mut core: Box<Core>) -> Result<Box<Core>, Box<Core>> {
+    /// any searcher does; see `Idle::stop_searching_for_own_work`).
+    fn spin_for_completions(&self, mut core: Box<Core>) -> Result<Box<Core>, Box<Core>> {
         let index = core.index;
         let deadline = std::time::Instant::now() + SPIN_BEFORE_PARK;
         loop {
@@ -316,12 +316,12 @@ impl Context {
             let local = core.lifo_slot.is_some() || !core.run_queue.is_empty();
             let remote = shared.has_remote_work(index) || shared.inject.is_closed();
             if local && !remote {
-                // Readiness this worker reaped itself: no search to hand
-                // on, and waking a parked worker for it would only make
-                // that worker spin and park again (a context switch per
-                // message in a one-connection ping-pong).
-                core.is_searching = false;
-                shared.idle.transition_from_searching();
+                // Readiness this worker reaped itself: waking a parked
+                // worker for it would only make that worker spin and park
+                // again (a context switch per message in a one-connection
+                // ping-pong). A push that raced the snapshot above and
+                // counted on this searcher is handed on, though.
+                core.stop_searching_for_own_work(&self.handle);
                 return Ok(core);
             }
             if local || remote {
@@ -358,23 +358,24 @@ impl Context {
         // readiness the kernel already has (say, the reply to a write this
         // worker just made) runs here with no thread hop.
         // The poll thread is told first, so events arriving after this reap
-        // are its to deliver (see `runtime/driver/epoll.rs`).
+        // are its to deliver (see `runtime/driver/legacy/reactor.rs`).
         let index = core.index;
-        // Spin when a wakeup is likely within microseconds: an I/O event,
-        // or the completion of a blocking task (a file read on the pool
-        // takes a few microseconds; parking made every one cost a futex
-        // wait and wake on top of the pool's hop).
-        if self.handle.driver.has_io_resources()
+        // Spin only when a wakeup is due within microseconds: the
+        // completion of a blocking task or of a ring operation (a file
+        // read on the pool takes a few microseconds; parking made every
+        // one cost a futex wait and wake on top of the pool's hop). Never
+        // for sockets (see `spin_for_completions`).
+        if self.handle.driver.has_ops_in_flight()
             || self.handle.blocking_spawner.has_tasks_in_flight()
         {
             if !core.is_searching {
                 // Over the cap of searchers (half the workers): spinning is
                 // searching for events, not stealing, so it counts as
-                // searching without the cap (see `spin_for_events`).
+                // searching without the cap (see `spin_for_completions`).
                 self.handle.shared.idle.transition_to_searching_uncapped();
                 core.is_searching = true;
             }
-            core = match self.spin_for_events(core) {
+            core = match self.spin_for_completions(core) {
                 Ok(core) => return core,
                 Err(core) => core,
             };
@@ -385,6 +386,16 @@ impl Context {
         });
         if core.lifo_slot.is_some() || !core.run_queue.is_empty() {
             self.handle.driver.set_parked(index, false);
+            if core.is_searching {
+                // Readiness of its own, as in `spin_for_completions`: hand
+                // the search on only for work others made visible. Left a
+                // searcher, it woke a parked worker each time it ran its
+                // own readiness (running the task ends the search), and
+                // that worker found nothing and parked again: two eventfd
+                // writes and two parks per round trip of a one-connection
+                // echo between two workers' rings.
+                core.stop_searching_for_own_work(&self.handle);
+            }
             return core;
         }
         let handle = &*self.handle;
@@ -466,20 +477,32 @@ impl Context {
         if let Some(task) = core.lifo_slot.take() {
             core.push_local(task, &self.handle);
         }
-        let slot = Arc::new(Mutex::new(Some(core)));
+        let slot = Arc::new(Mutex::new(super::HandOff {
+            core: Some(core),
+            refused: None,
+        }));
         self.handle.spawn_worker_thread_for(slot.clone());
         Some(slot)
     }
 
     /// After `block_in_place`: if the new thread never took the core (the
-    /// pool was at its cap or shutting down), this thread takes it back and
-    /// goes on as the worker, so no core is ever lost.
-    pub(crate) fn reclaim_core(&self, slot: &super::CoreSlot) {
-        let core = slot.lock().unwrap().take();
-        if let Some(core) = core {
-            self.handle.driver.attach(core.index);
-            *self.core.borrow_mut() = Some(core);
+    /// pool was at its cap or shutting down) or could not drive it, this
+    /// thread takes it back and goes on as the worker, so no core is ever
+    /// lost. Returns why the new thread could not drive it, if it tried.
+    pub(crate) fn reclaim_core(&self, slot: &super::CoreSlot) -> Option<std::io::Error> {
+        let (core, refused) = {
+            let mut hand_off = slot.lock().unwrap();
+            (hand_off.core.take(), hand_off.refused.take())
+        };
+        let core = core?;
+        // This thread drove the core last and nobody else took the ring
+        // over (the one thread that tried put the core back): attaching
+        // again finds the ring still this thread's, which cannot fail.
+        if let Err(e) = self.handle.driver.attach(core.index) {
+            unreachable!("tokiwa: a worker's own ring refused it back: {e}");
         }
+        *self.core.borrow_mut() = Some(core);
+        refused
     }
 }
 
@@ -543,6 +566,20 @@ impl Core {
         shared
             .inject
             .steal_batch_and_pop(self.shard, start, &self.run_queue)
+    }
+
+    /// Stops searching to run readiness of its own (see
+    /// `Idle::stop_searching_for_own_work`): wakes a parked worker only
+    /// for work others made visible meanwhile.
+    fn stop_searching_for_own_work(&mut self, handle: &Handle) {
+        self.is_searching = false;
+        let shared = &handle.shared;
+        if shared
+            .idle
+            .stop_searching_for_own_work(|| shared.has_remote_work(self.index))
+        {
+            shared.notify_parked();
+        }
     }
 
     fn transition_from_searching(&mut self, handle: &Handle) {

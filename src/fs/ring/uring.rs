@@ -1,4 +1,5 @@
-//! File operations through the calling worker's ring (io_uring mode).
+//! The ring way of the operations of `mod.rs`: each runs on the calling
+//! worker's ring (io_uring mode).
 //!
 //! Each function runs one operation as an [`Op`] (see
 //! `runtime/driver/uring/op.rs`: the operation owns its buffer, path and
@@ -13,6 +14,7 @@
 //! calls on the same descriptor exactly as `read(2)` and `write(2)` do.
 use crate::io::blocking::Buf;
 use crate::runtime::driver::uring::op::{Op, OpData};
+use crate::runtime::scheduler;
 use io_uring::{opcode, squeue, types};
 use std::ffi::CString;
 use std::fs::File as StdFile;
@@ -26,12 +28,7 @@ use std::sync::Arc;
 /// `offset` of a read or write at the file's current position.
 const CURRENT_POSITION: u64 = u64::MAX;
 
-/// The most one read or write asks for (the kernel caps a transfer at
-/// `MAX_RW_COUNT`, just under 2 GiB, anyway).
-const MAX_TRANSFER: usize = 1 << 30;
-
-/// Whether the calling thread drives a worker of an io_uring runtime, so
-/// that an operation started now runs on its ring.
+/// See the contract in `mod.rs`.
 pub(crate) fn available() -> bool {
     crate::runtime::driver::uring::op::current_worker().is_some()
 }
@@ -52,6 +49,10 @@ fn c_path(path: &Path) -> io::Result<CString> {
         )
     })
 }
+
+/// The most one read or write asks for (the kernel caps a transfer at
+/// `MAX_RW_COUNT`, just under 2 GiB, anyway).
+const MAX_TRANSFER: usize = 1 << 30;
 
 /// A buffer a ring read fills or a ring write empties: a `Vec<u8>` (read
 /// into its spare capacity, for whole-file reads) or a `File`'s `Buf`.
@@ -164,6 +165,9 @@ struct Write<B> {
     buf: B,
     /// Bytes of `buf` already written.
     done: usize,
+    /// The runtime the write was started on, whose blocking pool finishes
+    /// an abandoned write (see `complete_abandoned`).
+    runtime: Option<scheduler::Handle>,
 }
 
 // SAFETY: the entry points into `buf`'s data (see `RingBuf`: a heap block
@@ -178,29 +182,72 @@ unsafe impl<B: RingBuf> OpData for Write<B> {
             .build()
     }
 
-    /// A write whose `File` was dropped is still finished (tokio's `File`
-    /// finishes a write in the background too): if the ring was let go
-    /// before it ran or it was short, the rest is written here.
+    /// A write whose future was dropped (its `File` dropped without a
+    /// flush, or a runtime shutting down) is still finished: the caller
+    /// was told its bytes were written, as tokio's `File` finishes a write
+    /// in the background. If the kernel wrote only part of it, or never
+    /// ran it (cancelled when its ring was let go), the rest goes to the
+    /// blocking pool as a job that runs even during shutdown. This runs
+    /// inside a worker's reap, so it must never block: a write to a pipe
+    /// nobody reads would hold the worker forever. Only when the pool is
+    /// already shut down (the runtime's last worker settling its ring) is
+    /// the rest written here, as tokio's shutdown waits for such a write.
     fn complete_abandoned(mut self, res: i32) {
         if res > 0 {
             self.done += res as usize;
         }
-        let rest = &self.buf.data()[self.done..];
-        if !rest.is_empty() && (res > 0 || res == -libc::ECANCELED) {
-            use std::io::Write as _;
-            let _ = (&*self.file).write_all(rest);
+        let unfinished =
+            res > 0 || res == -libc::ECANCELED || res == -libc::EINTR || res == -libc::EAGAIN;
+        if !unfinished || self.done >= self.buf.data().len() {
+            // Done, or failed with an error nobody is left to report (as a
+            // failed background write of tokio's dropped `File`).
+            return;
         }
+        let Some(runtime) = self.runtime.take() else {
+            return self.finish_blocking();
+        };
+        // Shared with the job, so that a job the pool refuses (it is shut
+        // down, and drops the job unrun) gives the write back.
+        let rest = Arc::new(std::sync::Mutex::new(Some(self)));
+        let job = rest.clone();
+        let spawned = runtime.spawn_mandatory_blocking(move || {
+            if let Some(write) = job.lock().unwrap().take() {
+                write.finish_blocking();
+            }
+        });
+        if spawned.is_none() {
+            if let Some(write) = rest.lock().unwrap().take() {
+                write.finish_blocking();
+            }
+        }
+    }
+}
+
+impl<B: RingBuf> Write<B> {
+    /// Writes the rest with `write(2)`, on a thread that may block.
+    fn finish_blocking(self) {
+        use std::io::Write as _;
+        let _ = (&*self.file).write_all(&self.buf.data()[self.done..]);
     }
 }
 
 /// Writes all of `buf` at the file's position; returns the outcome and the
 /// buffer. `Err` when no ring runs it here, with how many bytes were
 /// written before that.
+///
+/// Once its first poll has submitted it, a write is finished even if this
+/// future is dropped (see `Write::complete_abandoned`).
 pub(crate) async fn write_all<B: RingBuf>(
     file: Arc<StdFile>,
     buf: B,
 ) -> Result<(io::Result<()>, B), (Arc<StdFile>, B, usize)> {
-    let mut op = Write { file, buf, done: 0 };
+    let runtime = crate::runtime::context::with_current(scheduler::Handle::clone).ok();
+    let mut op = Write {
+        file,
+        buf,
+        done: 0,
+        runtime,
+    };
     while op.done < op.buf.data().len() {
         match Op::new(op).await {
             Ok((res, back)) => {
@@ -489,6 +536,100 @@ mod tests {
             .unwrap();
         assert_eq!(n.unwrap(), 5);
         assert_eq!(buf, b"hello");
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    /// A read buffer that records whether it was freed.
+    struct TracedBuf {
+        bytes: Vec<u8>,
+        freed: Arc<std::sync::atomic::AtomicBool>,
+    }
+
+    // SAFETY: delegates to the `Vec`'s implementation.
+    unsafe impl RingBuf for TracedBuf {
+        fn read_target(&mut self, len: usize) -> (*mut u8, u32) {
+            self.bytes.read_target(len)
+        }
+
+        unsafe fn filled(&mut self, n: usize) {
+            // SAFETY: the caller's contract, passed on.
+            unsafe { self.bytes.filled(n) }
+        }
+
+        fn data(&self) -> &[u8] {
+            &self.bytes
+        }
+    }
+
+    impl Drop for TracedBuf {
+        fn drop(&mut self) {
+            self.freed.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+
+    /// `shutdown_background` lets go of a ring while its worker still runs
+    /// a task, with a read in flight on it: the read's buffer is leaked,
+    /// never freed, since the kernel may still write into it.
+    #[test]
+    fn a_ring_let_go_with_a_read_in_flight_never_frees_its_buffer() {
+        use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+        let Ok(rt) = Builder::new_multi_thread()
+            .worker_threads(1)
+            .driver(Driver::Uring)
+            .build()
+        else {
+            return;
+        };
+        let (path, file) = fifo("orphaned");
+        let worker = rt.handle().inner.driver().ring(0).unwrap().clone();
+        let freed = Arc::new(AtomicBool::new(false));
+        let buf = TracedBuf {
+            bytes: Vec::new(),
+            freed: freed.clone(),
+        };
+        let reader = file.clone();
+        drop(rt.spawn(async move {
+            let _ = read(reader, buf, 64).await;
+            unreachable!("nobody writes to the FIFO");
+        }));
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while worker.ops().in_flight() != 1 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the read never started"
+            );
+            std::thread::yield_now();
+        }
+        // The only worker is busy in a task when shutdown lets go of the
+        // ring, so it cannot settle the read first.
+        let (started_tx, started_rx) = std::sync::mpsc::channel();
+        let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+        drop(rt.spawn(async move {
+            started_tx.send(()).unwrap();
+            let _ = release_rx.recv();
+        }));
+        started_rx.recv().unwrap();
+        let worker = {
+            let weak = Arc::downgrade(&worker);
+            drop(worker);
+            weak
+        };
+        rt.shutdown_background();
+        release_tx.send(()).unwrap();
+        // The worker drops the reading task, then everything is let go.
+        while worker.strong_count() != 0 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the worker never went away"
+            );
+            std::thread::yield_now();
+        }
+        assert!(
+            !freed.load(SeqCst),
+            "a buffer the kernel may write into was freed"
+        );
+        // The kernel's read completes into the leaked buffer.
+        (&*file).write_all(b"x").unwrap();
         std::fs::remove_file(&path).unwrap();
     }
 

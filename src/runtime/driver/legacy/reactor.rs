@@ -36,8 +36,8 @@
 //! reports each transition once, and readiness is cleared only when an
 //! operation returns `WouldBlock` (see `scheduled_io.rs`).
 use super::poll_gate::{PollGate, Turn};
-use super::scheduled_io::{shutdown_error, ScheduledIo};
 use crate::io::{Interest, Ready};
+use crate::runtime::driver::scheduled_io::{shutdown_error, ScheduledIo};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 // The driver is not loom-modelled (there is no epoll under loom): its
@@ -61,9 +61,6 @@ pub(crate) struct Reactor {
     epfd: OwnedFd,
     /// Whether the owning worker or the poll thread reaps `epfd`.
     gate: PollGate,
-    /// Live registrations. `Relaxed`: a hint for whether spinning on the
-    /// reactors can pay off (`Handle::has_io_resources`), ordered by nothing.
-    registered: std::sync::atomic::AtomicUsize,
     /// Written at shutdown to wake the poll thread.
     stop_fd: OwnedFd,
     registry: Mutex<Registry>,
@@ -153,7 +150,6 @@ impl Reactor {
         let reactor = Arc::new(Reactor {
             epfd,
             gate: PollGate::new(),
-            registered: std::sync::atomic::AtomicUsize::new(0),
             stop_fd,
             registry: Mutex::new(Registry {
                 slots: slab::Slab::new(),
@@ -174,11 +170,6 @@ impl Reactor {
     /// Whether the owning worker is parked (a hint, see `PollGate`).
     pub(crate) fn worker_is_parked(&self) -> bool {
         self.gate.is_worker_parked()
-    }
-
-    /// Whether any resource is registered here.
-    pub(crate) fn has_registrations(&self) -> bool {
-        self.registered.load(std::sync::atomic::Ordering::Relaxed) != 0
     }
 
     /// The owning worker is about to park (`true`, before its last reap)
@@ -216,8 +207,6 @@ impl Reactor {
         cvt(unsafe {
             libc::epoll_ctl(self.epfd.as_raw_fd(), libc::EPOLL_CTL_ADD, fd, &mut event)
         })?;
-        self.registered
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         entry.insert(Slot {
             generation,
             io: io.clone(),
@@ -252,8 +241,6 @@ impl Reactor {
             .is_some_and(|slot| u64::from(slot.generation) == token >> 32)
         {
             registry.slots.remove(index);
-            self.registered
-                .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
         }
     }
 

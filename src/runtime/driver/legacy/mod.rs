@@ -1,0 +1,12 @@
+//! The legacy driver: per worker, an epoll instance waited on by a poll
+//! thread, which wakes the parked worker through its condition variable.
+//! Always built (the io_uring driver is the `uring` feature's).
+//!
+//! * `reactor.rs`: the epoll instance, its registry and its poll thread
+//!   ([`Reactor`], one per worker);
+//! * `poll_gate.rs`: the handshake deciding whether the worker or its poll
+//!   thread reaps the worker's epoll.
+pub(crate) mod poll_gate;
+mod reactor;
+
+pub(crate) use reactor::Reactor;
