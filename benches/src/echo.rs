@@ -72,6 +72,8 @@ pub struct Counters {
     pub parks: u64,
     pub polls: u64,
     pub steals: u64,
+    pub foreign_io_waits: u64,
+    pub io_rehomes: u64,
 }
 
 impl Sub for Counters {
@@ -89,6 +91,8 @@ impl Sub for Counters {
             parks: d(self.parks, before.parks),
             polls: d(self.polls, before.polls),
             steals: d(self.steals, before.steals),
+            foreign_io_waits: d(self.foreign_io_waits, before.foreign_io_waits),
+            io_rehomes: d(self.io_rehomes, before.io_rehomes),
         }
     }
 }
@@ -104,6 +108,8 @@ impl Counters {
         self.parks += other.parks;
         self.polls += other.polls;
         self.steals += other.steals;
+        self.foreign_io_waits += other.foreign_io_waits;
+        self.io_rehomes += other.io_rehomes;
     }
 }
 
@@ -273,7 +279,7 @@ fn figures(s: &Stats) -> [f64; 4] {
 
 fn print_rows(plan: &Plan, rows: &[Row]) {
     println!(
-        "\ntcp_echo: loopback echo server + C client connections on one multi({MULTI_THREAD_WORKERS}) runtime; \
+        "\nIN-PROCESS tcp_echo (the clients run inside the measured runtime): loopback echo server + C client connections on one multi({MULTI_THREAD_WORKERS}) runtime; \
          each client writes M bytes, reads them back, repeats (TCP_NODELAY)\n\
          each row: {} fresh runtimes per column (the order rotating), {:.2} s window each, after {} untimed round trips per client\n\
          ratios = this line / the tokio (or legacy) line of its row: trips/s > 1.00 is FASTER; RTT percentiles < 1.00 is FASTER",

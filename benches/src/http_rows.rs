@@ -642,7 +642,7 @@ pub fn print(plan: &Plan) {
     let Some(row) = rows.first() else { return };
     let s = shape(plan);
     println!(
-        "\nhttp_hello: hyper HTTP/1.1 hello-world ({} B body) on a {SERVER_WORKERS}-worker multi-thread runtime \
+        "\nIN-PROCESS LOAD THREAD http_hello: hyper HTTP/1.1 hello-world ({} B body) on a {SERVER_WORKERS}-worker multi-thread runtime \
          (tokio: hyper-util TokioIo/TokioTimer; tokiwa: tokiwa-compat TokiwaIo/TokiwaTimer)\n\
          load: ONE std thread in this process, epoll over {} non-blocking keep-alive connections, one request \
          in flight each, {} warm-up requests each, then {:?} timed; latency = write to response parsed{}\n\

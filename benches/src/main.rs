@@ -53,6 +53,8 @@ mod on_tokio {
     pub mod net;
     #[path = "workloads_process.rs"]
     pub mod process;
+    #[path = "workloads_servers.rs"]
+    pub mod servers;
     #[path = "workloads_time.rs"]
     pub mod timers;
     #[path = "workloads.rs"]
@@ -105,6 +107,8 @@ mod on_tokiwa {
             c.parks += m.worker_park_count(w);
             c.polls += m.worker_poll_count(w);
             c.steals += m.worker_steal_count(w);
+            c.foreign_io_waits += m.worker_foreign_io_wait_count(w);
+            c.io_rehomes += m.worker_io_rehome_count(w);
         }
         Some(c)
     }
@@ -119,6 +123,8 @@ mod on_tokiwa {
     pub mod net;
     #[path = "workloads_process.rs"]
     pub mod process;
+    #[path = "workloads_servers.rs"]
+    pub mod servers;
     #[path = "workloads_time.rs"]
     pub mod timers;
     #[path = "workloads.rs"]
@@ -128,6 +134,7 @@ mod on_tokiwa {
 mod columns;
 mod echo;
 mod echo_compat;
+mod external;
 mod fs;
 mod http_rows;
 mod process;
@@ -218,6 +225,7 @@ struct Mode {
     process: &'static process::Plan,
     fs: &'static fs::Plan,
     http: &'static http_rows::Plan,
+    external: &'static external::Plan,
 }
 
 const QUICK: Mode = Mode {
@@ -230,6 +238,7 @@ const QUICK: Mode = Mode {
     process: &process::QUICK,
     fs: &fs::QUICK,
     http: &http_rows::QUICK,
+    external: &external::QUICK,
 };
 
 const FULL: Mode = Mode {
@@ -242,6 +251,7 @@ const FULL: Mode = Mode {
     process: &process::FULL,
     fs: &fs::FULL,
     http: &http_rows::FULL,
+    external: &external::FULL,
 };
 
 static PHASE: Mutex<Option<(String, Instant)>> = Mutex::new(None);
@@ -295,6 +305,7 @@ fn print_tables(mode: &Mode, header: &str) {
         return;
     }
     println!("{header}");
+    external::print(mode.external);
     rt_rows::print(mode.rt);
     echo::print(mode.echo);
     echo_compat::print(mode.echo_compat);
@@ -340,6 +351,15 @@ fn header(mode: &Mode) -> String {
 }
 
 fn main() {
+    // The processes the external-load rows start: a server, a load
+    // generator (see `external/`).
+    let args: Vec<String> = std::env::args().collect();
+    match args.get(1).map(String::as_str) {
+        Some("--serve") => return external::serve_main(&args[2..]),
+        Some("--loadgen-echo") => return external::loadgen::main(&args[2..]),
+        Some("--loadgen-churn") => return external::loadgen::churn_main(&args[2..]),
+        _ => {}
+    }
     let mut mode: &'static Mode = &FULL;
     let mut filters = Vec::new();
     let mut http_conns = None;
@@ -372,6 +392,8 @@ fn main() {
                 println!("          `timers/sleep_100k/current`, `timers/late_1ms/multi(2)`, `process_spawn/current`,");
                 println!("          `fs_seq_read/multi(2)`, `fs_random_read/t8/current`, `fs_small_files/current` (`fs_`: all fs rows)");
                 println!("          `http_hello/c16/multi(1)` (`http`: the HTTP row)");
+                println!("          `ext/echo/c16/64B/multi(2)`, `ext/http/wrk/c64/multi(2)`, `ext/redis/GET/c50/multi(2)`");
+                println!("          (`ext/`: every row loaded from another process)");
                 println!("          `echo_compat/c1/64B/multi(2)` (`echo_compat`: tcp_echo plain vs through tokiwa-compat's futures-io adapter, tokiwa only)");
                 return;
             }
@@ -397,6 +419,7 @@ fn main() {
 
     let load_before = load_average();
     let started = Instant::now();
+    external::run(mode.external, &selected);
     rt_rows::run(mode.rt, &selected);
     echo::run(mode.echo, &selected);
     echo_compat::run(mode.echo_compat, &selected);

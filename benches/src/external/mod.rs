@@ -1,0 +1,415 @@
+//! The external-load rows: each server runs in a process of its own, and
+//! the load comes from another process on the same CPUs, unpinned, as a
+//! user's servers and clients share cores.
+//!
+//! * the TCP echo server, loaded by this crate's load generator
+//!   (`loadgen.rs`: `tokiwa-benches --loadgen-echo ...`);
+//! * hyper's hello-world server, loaded by `wrk`;
+//! * a Redis-protocol `GET`/`SET` server (`redis.rs`), loaded by
+//!   `redis-benchmark`, with and without pipelining;
+//! * connection churn: `wrk` with `Connection: close`, and the load
+//!   generator's connect, one echo, close loop (`--loadgen-churn`); their
+//!   "requests" are connections, so CPU per request is CPU per
+//!   connection.
+//!
+//! The server process is this same binary, started with `--serve KIND
+//! COLUMN FLAVOUR` (`serve`): it builds the column's runtime, prints its
+//! port, answers each `COUNTERS` line on its stdin with its runtime's count
+//! of readiness waits that crossed workers (the `cross/r` column, io_uring
+//! only: `RuntimeMetrics::worker_foreign_io_wait_count`), and serves until
+//! the bench closes its stdin. Its CPU time (user +
+//! system, every thread, from `/proc/<pid>/stat`) over the load tool's
+//! measured run, divided by the requests served, is the **CPU per
+//! request**, what a user pays for. Unlike the in-process rows (`echo.rs`,
+//! `http_rows.rs`), the client shares no runtime with the server, so a
+//! worker that spins before parking pays for the CPU it takes from the
+//! client instead of finding the client's next message for free.
+//!
+//! `wrk` and `redis-benchmark` come from Debian's `wrk` and `redis-tools`
+//! packages: when one is missing the bench installs it if it runs as root,
+//! else it says how and skips those rows.
+
+pub mod loadgen;
+pub mod redis;
+mod report;
+mod tools;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use crate::columns::{columns, Column};
+use crate::{on_tokio, on_tokiwa, timed_by_watchdog, Flavour};
+
+pub use report::print;
+
+/// Which server a row loads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ServerKind {
+    Echo,
+    Http,
+    Redis,
+}
+
+impl ServerKind {
+    fn name(self) -> &'static str {
+        match self {
+            ServerKind::Echo => "echo",
+            ServerKind::Http => "http",
+            ServerKind::Redis => "redis",
+        }
+    }
+
+    fn parse(s: &str) -> Option<ServerKind> {
+        [ServerKind::Echo, ServerKind::Http, ServerKind::Redis]
+            .into_iter()
+            .find(|k| k.name() == s)
+    }
+}
+
+/// The load a row applies.
+#[derive(Clone, Copy, Debug)]
+pub enum Load {
+    /// The echo load generator: connections, message bytes.
+    Echo { conns: usize, msg: usize },
+    /// `wrk`: connections; `close` adds `Connection: close` (a new
+    /// connection per request).
+    Wrk { conns: usize, close: bool },
+    /// `redis-benchmark -t get`: connections, pipeline depth.
+    Redis { conns: usize, pipeline: usize },
+    /// The churn load generator: this many connections at a time, each
+    /// connect, one 64-byte echo, close.
+    Churn { conns: usize },
+}
+
+impl Load {
+    fn server(self) -> ServerKind {
+        match self {
+            Load::Echo { .. } | Load::Churn { .. } => ServerKind::Echo,
+            Load::Wrk { .. } => ServerKind::Http,
+            Load::Redis { .. } => ServerKind::Redis,
+        }
+    }
+
+    fn conns(self) -> usize {
+        match self {
+            Load::Echo { conns, .. }
+            | Load::Wrk { conns, .. }
+            | Load::Redis { conns, .. }
+            | Load::Churn { conns } => conns,
+        }
+    }
+
+    /// The row's name in the table and for `FILTER`.
+    fn label(self, flavour: Flavour) -> String {
+        let what = match self {
+            Load::Echo { conns, msg } => {
+                format!("echo c{conns}/{}", crate::echo::msg_label(msg))
+            }
+            Load::Wrk {
+                conns,
+                close: false,
+            } => format!("http wrk c{conns}"),
+            Load::Wrk { conns, close: true } => format!("http wrk c{conns} close"),
+            Load::Redis { conns, pipeline: 1 } => format!("redis GET c{conns}"),
+            Load::Redis { conns, pipeline } => format!("redis GET c{conns} P{pipeline}"),
+            Load::Churn { conns } => format!("churn c{conns}"),
+        };
+        format!("{what} {}", flavour.label())
+    }
+}
+
+/// One measured run of a load tool against a server.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Sample {
+    /// Requests (round trips) per second.
+    pub rate: f64,
+    pub p50_us: Option<f64>,
+    pub p99_us: Option<f64>,
+    pub p999_us: Option<f64>,
+    /// The server process's CPU time per request.
+    pub cpu_us: f64,
+    /// Readiness waits that crossed workers, per request (tokiwa only).
+    pub cross: Option<f64>,
+}
+
+/// How much a mode runs.
+pub struct Plan {
+    /// Rounds per row and column (the median is reported).
+    pub rounds: usize,
+    /// The load tools' measured run.
+    pub window: Duration,
+    pub rows: &'static [(Load, Flavour)],
+    /// Rows of this mode only.
+    pub more_rows: &'static [(Load, Flavour)],
+}
+
+const MT: Flavour = Flavour::MultiThread;
+const CT: Flavour = Flavour::CurrentThread;
+
+/// The rows both modes run.
+const ROWS: &[(Load, Flavour)] = &[
+    (Load::Echo { conns: 1, msg: 64 }, MT),
+    (Load::Echo { conns: 16, msg: 64 }, MT),
+    (Load::Echo { conns: 16, msg: 64 }, CT),
+    (
+        Load::Echo {
+            conns: 256,
+            msg: 64,
+        },
+        MT,
+    ),
+    (
+        Load::Echo {
+            conns: 16,
+            msg: 16384,
+        },
+        MT,
+    ),
+    (
+        Load::Wrk {
+            conns: 1,
+            close: false,
+        },
+        MT,
+    ),
+    (
+        Load::Wrk {
+            conns: 64,
+            close: false,
+        },
+        MT,
+    ),
+    (
+        Load::Redis {
+            conns: 1,
+            pipeline: 1,
+        },
+        MT,
+    ),
+    (
+        Load::Redis {
+            conns: 50,
+            pipeline: 1,
+        },
+        MT,
+    ),
+    (
+        Load::Redis {
+            conns: 50,
+            pipeline: 16,
+        },
+        MT,
+    ),
+    (
+        Load::Wrk {
+            conns: 16,
+            close: true,
+        },
+        MT,
+    ),
+    (
+        Load::Wrk {
+            conns: 64,
+            close: true,
+        },
+        MT,
+    ),
+    (Load::Churn { conns: 16 }, MT),
+];
+
+pub const QUICK: Plan = Plan {
+    rounds: 1,
+    window: Duration::from_millis(1000),
+    rows: ROWS,
+    more_rows: &[],
+};
+
+pub const FULL: Plan = Plan {
+    rounds: 3,
+    window: Duration::from_millis(3000),
+    rows: ROWS,
+    more_rows: &[
+        (
+            Load::Echo {
+                conns: 1,
+                msg: 16384,
+            },
+            MT,
+        ),
+        (
+            Load::Echo {
+                conns: 256,
+                msg: 16384,
+            },
+            MT,
+        ),
+    ],
+};
+
+/// A row's samples, per column, in the order of `columns().main`.
+pub struct RowResult {
+    pub label: String,
+    pub load: Load,
+    pub samples: Vec<(Column, Vec<Sample>)>,
+    /// Why the row did not run, if it did not.
+    pub skipped: Option<String>,
+}
+
+pub(crate) static RESULTS: Mutex<Vec<RowResult>> = Mutex::new(Vec::new());
+
+/// The server side: `tokiwa-benches --serve KIND COLUMN FLAVOUR`.
+pub fn serve_main(args: &[String]) {
+    let [kind, column, flavour] = args else {
+        eprintln!("usage: --serve echo|http|redis tokio|legacy|uring multi|current");
+        std::process::exit(2);
+    };
+    let kind = ServerKind::parse(kind).expect("server kind");
+    let column = [Column::Tokio, Column::Legacy, Column::Uring]
+        .into_iter()
+        .find(|c| c.label() == column)
+        .expect("column");
+    let flavour = match flavour.as_str() {
+        "multi" => Flavour::MultiThread,
+        "current" => Flavour::CurrentThread,
+        other => panic!("flavour {other}"),
+    };
+    match column {
+        Column::Tokio => on_tokio::servers::serve(kind, column, flavour),
+        _ => on_tokiwa::servers::serve(kind, column, flavour),
+    }
+}
+
+/// A server process; stopped (its stdin closed, then waited for) on drop.
+struct Server {
+    child: Child,
+    port: u16,
+    /// Its stdin and stdout, to ask for its counters (`COUNTERS`).
+    talk: Mutex<Option<(ChildStdin, BufReader<ChildStdout>)>>,
+}
+
+/// What a server has done so far.
+#[derive(Clone, Copy)]
+struct Snapshot {
+    /// CPU time (user + system, all threads).
+    cpu: Duration,
+    /// Readiness waits that crossed workers (tokiwa's
+    /// `worker_foreign_io_wait_count`, summed), `None` on tokio.
+    cross: Option<u64>,
+}
+
+impl Server {
+    fn start(kind: ServerKind, column: Column, flavour: Flavour) -> Result<Server, String> {
+        let flavour = match flavour {
+            Flavour::MultiThread => "multi",
+            Flavour::CurrentThread => "current",
+        };
+        let mut child = Command::new(std::env::current_exe().map_err(|e| e.to_string())?)
+            .args(["--serve", kind.name(), column.label(), flavour])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("starting the server: {e}"))?;
+        let mut line = String::new();
+        let mut stdout = BufReader::new(child.stdout.take().expect("piped"));
+        stdout.read_line(&mut line).map_err(|e| e.to_string())?;
+        let port = line
+            .strip_prefix("PORT ")
+            .and_then(|p| p.trim().parse().ok())
+            .ok_or_else(|| format!("the server said {line:?}"))?;
+        let stdin = child.stdin.take().expect("piped");
+        Ok(Server {
+            child,
+            port,
+            talk: Mutex::new(Some((stdin, stdout))),
+        })
+    }
+
+    /// The CPU time and counters so far.
+    fn snapshot(&self) -> Snapshot {
+        let cpu = tools::process_cpu(self.child.id());
+        let mut talk = self.talk.lock().unwrap();
+        let cross = talk.as_mut().and_then(|(stdin, stdout)| {
+            writeln!(stdin, "COUNTERS").ok()?;
+            stdin.flush().ok()?;
+            let mut line = String::new();
+            stdout.read_line(&mut line).ok()?;
+            line.trim().strip_prefix("COUNTERS cross=")?.parse().ok()
+        });
+        Snapshot { cpu, cross }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        drop(self.talk.lock().unwrap().take());
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs one load against a fresh server of `column`.
+fn round(load: Load, flavour: Flavour, column: Column, window: Duration) -> Result<Sample, String> {
+    let server = Server::start(load.server(), column, flavour)?;
+    let addr = format!("127.0.0.1:{}", server.port);
+    let sample = match load {
+        Load::Echo { conns, msg } => tools::echo(&server, &addr, conns, msg, window),
+        Load::Wrk { conns, close } => tools::wrk(&server, &addr, conns, close, window),
+        Load::Redis { conns, pipeline } => {
+            tools::redis(&server, server.port, conns, pipeline, window)
+        }
+        Load::Churn { conns } => tools::churn(&server, &addr, conns, window),
+    };
+    drop(server);
+    sample
+}
+
+/// Runs the rows `selected` keeps, rotating which column goes first.
+pub fn run(plan: &Plan, selected: &impl Fn(&str) -> bool) {
+    let cols = columns().main.clone();
+    let mut rotation = 0;
+    for &(load, flavour) in plan.rows.iter().chain(plan.more_rows) {
+        let label = load.label(flavour);
+        let key = format!("ext/{label}").replace(' ', "/");
+        if !selected(&key) {
+            continue;
+        }
+        let mut result = RowResult {
+            label: label.clone(),
+            load,
+            samples: cols.iter().map(|&c| (c, Vec::new())).collect(),
+            skipped: tools::missing(load).err(),
+        };
+        if result.skipped.is_none() {
+            'rounds: for _ in 0..plan.rounds {
+                for k in 0..cols.len() {
+                    let i = (k + rotation) % cols.len();
+                    let column = cols[i];
+                    let sample = timed_by_watchdog(
+                        || format!("{key} on {}", column.label()),
+                        || round(load, flavour, column, plan.window),
+                    );
+                    match sample {
+                        Ok(s) => result.samples[i].1.push(s),
+                        Err(e) => {
+                            result.skipped = Some(format!("{}: {e}", column.label()));
+                            break 'rounds;
+                        }
+                    }
+                }
+                rotation += 1;
+            }
+        }
+        eprint!(".");
+        let _ = std::io::stderr().flush();
+        RESULTS.lock().unwrap().push(result);
+    }
+}

@@ -1,0 +1,193 @@
+//! The external-load table: per row and column the median of the rounds,
+//! then each tokiwa driver's ratios to tokio, then the targets.
+
+use super::{RowResult, Sample, RESULTS};
+use crate::columns::{fig, out, Column};
+
+fn median(mut xs: Vec<f64>) -> Option<f64> {
+    if xs.is_empty() {
+        return None;
+    }
+    xs.sort_by(f64::total_cmp);
+    Some(xs[xs.len() / 2])
+}
+
+/// The median of each figure over a column's rounds.
+fn summary(samples: &[Sample]) -> Option<Sample> {
+    let of = |f: fn(&Sample) -> Option<f64>| median(samples.iter().filter_map(f).collect());
+    Some(Sample {
+        rate: of(|s| Some(s.rate))?,
+        p50_us: of(|s| s.p50_us),
+        p99_us: of(|s| s.p99_us),
+        p999_us: of(|s| s.p999_us),
+        cpu_us: of(|s| Some(s.cpu_us))?,
+        cross: of(|s| s.cross),
+    })
+}
+
+fn get(row: &RowResult, column: Column) -> Option<Sample> {
+    row.samples
+        .iter()
+        .find(|(c, _)| *c == column)
+        .and_then(|(_, s)| summary(s))
+}
+
+fn x(a: Option<f64>, b: Option<f64>) -> String {
+    match (a, b) {
+        (Some(a), Some(b)) if b > 0.0 => format!("{:.2}x", a / b),
+        _ => "-".into(),
+    }
+}
+
+/// A target on one figure: `ratio` of the driver to tokio, and whether it
+/// is met.
+struct Check {
+    what: String,
+    met: bool,
+}
+
+fn targets(row: &RowResult, checks: &mut Vec<Check>) {
+    let Some(tokio) = get(row, Column::Tokio) else {
+        return;
+    };
+    let multi = row.load.conns() > 1;
+    let mut claim = |column: Column, what: &str, ratio: Option<f64>, ok: fn(f64) -> bool| {
+        if let Some(r) = ratio {
+            checks.push(Check {
+                what: format!("{} {}: {what} {r:.2}x", row.label, column.label()),
+                met: ok(r),
+            });
+        }
+    };
+    if let Some(u) = get(row, Column::Uring) {
+        if multi {
+            claim(
+                Column::Uring,
+                "throughput >= 1.1x:",
+                Some(u.rate / tokio.rate),
+                |r| r >= 1.1,
+            );
+            claim(
+                Column::Uring,
+                "p99 <= 1.0x:",
+                u.p99_us.zip(tokio.p99_us).map(|(a, b)| a / b),
+                |r| r <= 1.0,
+            );
+            claim(
+                Column::Uring,
+                "CPU/request <= 1.0x:",
+                Some(u.cpu_us / tokio.cpu_us),
+                |r| r <= 1.0,
+            );
+        } else {
+            claim(
+                Column::Uring,
+                "throughput >= 1.0x:",
+                Some(u.rate / tokio.rate),
+                |r| r >= 1.0,
+            );
+        }
+    }
+    if let Some(l) = get(row, Column::Legacy) {
+        if multi {
+            claim(
+                Column::Legacy,
+                "throughput >= 0.95x:",
+                Some(l.rate / tokio.rate),
+                |r| r >= 0.95,
+            );
+            claim(
+                Column::Legacy,
+                "CPU/request <= 1.1x:",
+                Some(l.cpu_us / tokio.cpu_us),
+                |r| r <= 1.1,
+            );
+        } else {
+            claim(
+                Column::Legacy,
+                "throughput >= 1.0x:",
+                Some(l.rate / tokio.rate),
+                |r| r >= 1.0,
+            );
+        }
+    }
+}
+
+pub fn print(_plan: &super::Plan) {
+    let rows = RESULTS.lock().unwrap();
+    if rows.is_empty() {
+        return;
+    }
+    println!();
+    println!(
+        "EXTERNAL LOAD: each server in its own process, loaded by another process on the same CPUs (unpinned)"
+    );
+    println!(
+        "  echo: this crate's one-thread epoll load generator; http: wrk; redis: redis-benchmark -t get. \
+         CPU = the server process's user + system time per request (lower is better); \
+         cross = io_uring waits for readiness that another worker's ring reaps, per request"
+    );
+    out(&format!(
+        "{:<28} {:<7} {:>10} {:>8} {:>8} {:>9} {:>9} {:>7}   {}",
+        "row",
+        "column",
+        "req/s",
+        "p50 us",
+        "p99 us",
+        "p99.9 us",
+        "CPU us/r",
+        "cross/r",
+        "vs tokio: req/s  p99  CPU"
+    ));
+    let mut checks = Vec::new();
+    for row in rows.iter() {
+        if let Some(why) = &row.skipped {
+            if row.samples.iter().all(|(_, s)| s.is_empty()) {
+                out(&format!("{:<28} skipped: {why}", row.label));
+                continue;
+            }
+        }
+        let tokio = get(row, Column::Tokio);
+        for (i, (column, _)) in row.samples.iter().enumerate() {
+            let Some(s) = get(row, *column) else { continue };
+            let name = if i == 0 { row.label.as_str() } else { "" };
+            let vs = if *column == Column::Tokio {
+                String::new()
+            } else {
+                let t = tokio.unwrap_or_default();
+                format!(
+                    "{:>7}  {:>5}  {:>5}",
+                    x(Some(s.rate), tokio.map(|_| t.rate)),
+                    x(s.p99_us, t.p99_us),
+                    x(Some(s.cpu_us), tokio.map(|_| t.cpu_us)),
+                )
+            };
+            out(&format!(
+                "{:<28} {:<7} {:>10.0} {:>8} {:>8} {:>9} {:>9} {:>7}   {vs}",
+                name,
+                column.label(),
+                s.rate,
+                fig(s.p50_us, 0),
+                fig(s.p99_us, 0),
+                fig(s.p999_us, 0),
+                format!("{:.2}", s.cpu_us),
+                fig(s.cross, 3),
+            ));
+        }
+        if let Some(why) = &row.skipped {
+            out(&format!("{:<28} (incomplete: {why})", ""));
+        }
+        targets(row, &mut checks);
+    }
+    let missed: Vec<&Check> = checks.iter().filter(|c| !c.met).collect();
+    println!(
+        "targets vs tokio multi-thread: io_uring >= 1.1x throughput, <= 1.0x p99 and CPU/request; \
+         legacy >= 0.95x throughput, <= 1.1x CPU/request; one connection: both >= 1.0x. \
+         {} of {} met",
+        checks.len() - missed.len(),
+        checks.len()
+    );
+    for c in missed {
+        println!("  missed: {}", c.what);
+    }
+}
