@@ -70,7 +70,7 @@ pub(crate) mod signal_registry;
 #[cfg(feature = "time")]
 pub mod time;
 
-#[cfg(feature = "sync")]
+#[cfg(all(feature = "sync", not(tokiwa_own_vocabulary)))]
 pub mod sync {
     //! Synchronisation primitives for use in asynchronous contexts.
     //!
@@ -80,10 +80,16 @@ pub mod sync {
     pub use tokio::sync::*;
 }
 
-#[cfg(feature = "macros")]
+// Built as the package named `tokio` (whole-graph mode, see `build.rs`):
+// tokiwa's own primitives, which consult its cooperative budget.
+#[cfg(all(feature = "sync", tokiwa_own_vocabulary))]
+pub mod sync;
+
+#[cfg(all(feature = "macros", not(tokiwa_own_vocabulary)))]
 pub use tokio::{join, pin, select, try_join};
 
 #[doc(hidden)]
+#[cfg(not(tokiwa_own_vocabulary))]
 pub mod macros {
     //! tokio's hidden `tokio::macros::support` path, which some code (tokio's
     //! own tests among it) names directly. The macros tokiwa re-exports
@@ -94,6 +100,14 @@ pub mod macros {
         pub use tokio::macros::support::*;
     }
 }
+
+// Whole-graph mode: `select!`, `join!`, `try_join!` and `pin!` are tokiwa's
+// own (`#[macro_export]`ed at the crate root, as tokio's are), with their
+// helpers under the same hidden `macros::support` path.
+#[doc(hidden)]
+#[cfg(tokiwa_own_vocabulary)]
+#[macro_use]
+pub mod macros;
 
 #[cfg(feature = "macros")]
 pub use tokiwa_macros::{main, test};

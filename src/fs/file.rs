@@ -34,6 +34,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::SystemTime;
 
+#[cfg(tokiwa_own_vocabulary)]
+use crate::sync::Mutex;
+#[cfg(not(tokiwa_own_vocabulary))]
 use tokio::sync::Mutex;
 
 use self::inner::{Inner, State};

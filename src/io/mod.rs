@@ -4,6 +4,10 @@
 //! [`AsyncSeek`]), [`ReadBuf`] and, with the `io-util` feature, the extension
 //! traits and utilities are tokio's own, re-exported: a type implementing them
 //! here implements them for every library written against tokio.
+//!
+//! Built as the package named `tokio` (whole-graph mode, see `build.rs`),
+//! the same items are tokiwa's own, at the same paths.
+#[cfg(not(tokiwa_own_vocabulary))]
 pub use tokio::io::*;
 
 #[cfg(tokiwa_io_driver)]
