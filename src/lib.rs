@@ -80,11 +80,6 @@ pub mod sync {
     pub use tokio::sync::*;
 }
 
-// Built as the package named `tokio` (whole-graph mode, see `build.rs`):
-// tokiwa's own primitives, which consult its cooperative budget.
-#[cfg(all(feature = "sync", tokiwa_own_vocabulary))]
-pub mod sync;
-
 #[cfg(all(feature = "macros", not(tokiwa_own_vocabulary)))]
 pub use tokio::{join, pin, select, try_join};
 
@@ -100,14 +95,6 @@ pub mod macros {
         pub use tokio::macros::support::*;
     }
 }
-
-// Whole-graph mode: `select!`, `join!`, `try_join!` and `pin!` are tokiwa's
-// own (`#[macro_export]`ed at the crate root, as tokio's are), with their
-// helpers under the same hidden `macros::support` path.
-#[doc(hidden)]
-#[cfg(tokiwa_own_vocabulary)]
-#[macro_use]
-pub mod macros;
 
 #[cfg(feature = "macros")]
 pub use tokiwa_macros::{main, test};
