@@ -38,6 +38,15 @@ pub use std::io::{Error, ErrorKind, Result, SeekFrom};
 // functions); everything else in it is private or `pub(crate)`.
 #[cfg(all(tokiwa_own_vocabulary, feature = "io-util"))]
 pub use self::util::*;
+#[cfg(all(tokiwa_own_vocabulary, feature = "io-util"))]
+mod join;
+#[cfg(all(tokiwa_own_vocabulary, feature = "io-util"))]
+mod split;
+#[cfg(all(tokiwa_own_vocabulary, feature = "io-util"))]
+pub use self::{
+    join::{join, Join},
+    split::{split, ReadHalf, WriteHalf},
+};
 
 #[cfg(tokiwa_io_driver)]
 mod async_fd;

@@ -28,6 +28,29 @@
 // read_until, seek, shutdown, split (the `Split` of `AsyncBufReadExt`),
 // take, write, write_all, write_all_buf, write_buf, write_int,
 // write_vectored.
+mod buf_reader;
+mod buf_stream;
+mod buf_writer;
+mod copy;
+mod copy_bidirectional;
+mod copy_buf;
+mod empty;
+mod mem;
+mod repeat;
+mod sink;
+#[cfg(test)]
+pub(crate) mod test_io;
+
+pub use buf_reader::BufReader;
+pub use buf_stream::BufStream;
+pub use buf_writer::BufWriter;
+pub use copy::copy;
+pub use copy_bidirectional::{copy_bidirectional, copy_bidirectional_with_sizes};
+pub use copy_buf::copy_buf;
+pub use empty::{empty, Empty};
+pub use mem::{duplex, simplex, DuplexStream, SimplexStream};
+pub use repeat::{repeat, Repeat};
+pub use sink::{sink, Sink};
 // ---- end of io-util types ---------------------------------------------------
 
 /// The buffer size of the buffered readers and writers and of `copy`, as
