@@ -156,14 +156,14 @@ impl<T: AsyncWrite> AsyncWrite for WriteHalf<T> {
 
 // tokio's auto traits for the halves, which the ecosystem relies on: Send
 // when `T: Send`, Sync when `T: Sync`.
-//
-// SAFETY (Send): a half gives access to the value only under the mutex, one
-// holder at a time, so sending a half to another thread is sending the
-// value: sound when `T: Send`.
+
+// SAFETY: a half reaches the value only under the mutex, one holder at a
+// time, so sending a half to another thread amounts to sending the value:
+// sound when `T: Send`.
 unsafe impl<T: Send> Send for ReadHalf<T> {}
 // SAFETY: as for `ReadHalf`.
 unsafe impl<T: Send> Send for WriteHalf<T> {}
-// SAFETY (Sync): through `&ReadHalf`/`&WriteHalf` nothing reaches the value
+// SAFETY: through `&ReadHalf`/`&WriteHalf` nothing reaches the value
 // (polling needs `Pin<&mut Self>`; `is_pair_of` compares pointers,
 // `is_write_vectored` reads a copied flag, `Debug` prints no field), so
 // sharing a reference between threads is sound whenever sharing `T` is.
