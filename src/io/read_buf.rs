@@ -269,11 +269,11 @@ impl<'a> ReadBuf<'a> {
     }
 }
 
-// SAFETY (of the impl): `chunk_mut` exposes only the unfilled part, as an
-// `UninitSlice`, through which nothing can be de-initialised;
-// `advance_mut`'s caller promises the bytes it counts were written, which
-// is what `assume_init` needs.
 #[cfg(feature = "io-util")]
+// SAFETY: `chunk_mut` exposes only the unfilled part, as an `UninitSlice`,
+// through which nothing can be de-initialised; `advance_mut`'s caller
+// promises the bytes it counts were written, which is what `assume_init`
+// needs, and `remaining_mut` is exactly the length of `chunk_mut`.
 unsafe impl bytes::BufMut for ReadBuf<'_> {
     fn remaining_mut(&self) -> usize {
         self.remaining()

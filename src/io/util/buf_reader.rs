@@ -11,7 +11,7 @@
 //! a seek gives a reader at the position asked for. A relative seek is
 //! corrected by the bytes still buffered, since the inner reader is that far
 //! ahead of what the user has seen.
-use super::DEFAULT_BUF_SIZE;
+use super::{poll_read_into, DEFAULT_BUF_SIZE};
 use crate::io::{AsyncBufRead, AsyncRead, AsyncSeek, AsyncWrite, ReadBuf};
 
 use pin_project_lite::pin_project;
@@ -151,8 +151,7 @@ impl<R: AsyncRead> AsyncBufRead for BufReader<R> {
         let me = self.project();
         if *me.pos >= *me.filled {
             let mut read_buf = ReadBuf::new(me.buf);
-            ready!(me.inner.poll_read(cx, &mut read_buf))?;
-            let filled = read_buf.filled().len();
+            let filled = ready!(poll_read_into(me.inner, cx, &mut read_buf))?;
             *me.filled = filled;
             *me.pos = 0;
         }

@@ -20,6 +20,7 @@
 //! Each poll spends one unit of the task's cooperative budget (with the
 //! `rt` feature), kept only if the poll made progress, as tokio's copy
 //! does: copying between always-ready objects still lets other tasks run.
+use super::poll_read_into;
 use crate::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use std::future::Future;
@@ -86,15 +87,14 @@ impl CopyBuffer {
     where
         R: AsyncRead + ?Sized,
     {
-        let mut buf = ReadBuf::new(&mut self.buf[self.end..]);
-        loop {
-            match ready!(reader.as_mut().poll_read(cx, &mut buf)) {
+        let n = loop {
+            let mut buf = ReadBuf::new(&mut self.buf[self.end..]);
+            match ready!(poll_read_into(reader.as_mut(), cx, &mut buf)) {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => return Poll::Ready(Err(e)),
-                Ok(()) => break,
+                Ok(n) => break n,
             }
-        }
-        let n = buf.filled().len();
+        };
         if n == 0 {
             self.reader_done = true;
         }

@@ -17,17 +17,57 @@
 //! This module `pub use`s exactly the public items; `io/mod.rs` re-exports
 //! them all with a glob.
 
-// The extension traits follow in the next commit.
+mod async_buf_read_ext;
+mod async_read_ext;
+mod async_seek_ext;
+mod async_write_ext;
+mod chain;
+mod fill_buf;
+mod flush_shutdown;
+mod lent_buf;
+mod lines;
+mod read;
+mod read_buf;
+mod read_exact;
+mod read_int;
+mod read_line;
+mod read_to_end;
+mod read_to_string;
+mod read_until;
+mod seek;
+mod split;
+mod taken_string;
+mod take;
+mod write;
+mod write_all;
+mod write_buf;
+mod write_int;
+mod write_vectored;
+
+pub use async_buf_read_ext::AsyncBufReadExt;
+pub use async_read_ext::AsyncReadExt;
+pub use async_seek_ext::AsyncSeekExt;
+pub use async_write_ext::AsyncWriteExt;
+pub use chain::Chain;
+pub use lines::Lines;
+pub use split::Split;
+pub use take::Take;
+// For the readers and copiers (io-types): a read into lent memory whose
+// reported count can be trusted, and `read_to_end`'s loop.
+#[allow(unused_imports)]
+pub(crate) use lent_buf::poll_read_into;
+#[allow(unused_imports)]
+pub(crate) use read_to_end::poll_read_to_end;
 
 // ---- io-util types (worktree io-types) -------------------------------------
 // BufReader, BufWriter, BufStream, copy/copy_buf/copy_bidirectional(_with_
 // sizes), duplex/simplex, split/join, empty/repeat/sink: declare their
 // modules and `pub use` their public items here. Module names already taken
-// by the extension traits' files: chain, fill_buf, flush, lines, read,
-// read_buf, read_exact, read_int, read_line, read_to_end, read_to_string,
-// read_until, seek, shutdown, split (the `Split` of `AsyncBufReadExt`),
-// take, write, write_all, write_all_buf, write_buf, write_int,
-// write_vectored.
+// by the extension traits' files: chain, fill_buf, flush_shutdown,
+// lent_buf, lines, read, read_buf, read_exact, read_int, read_line,
+// read_to_end, read_to_string, read_until, seek, split (the `Split` of
+// `AsyncBufReadExt`), take, taken_string, write, write_all, write_buf,
+// write_int, write_vectored.
 mod buf_reader;
 mod buf_stream;
 mod buf_writer;
