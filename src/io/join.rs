@@ -137,7 +137,10 @@ mod tests {
         let mut buf = ReadBuf::new(&mut storage);
         assert!(Pin::new(&mut j).poll_read(&mut cx, &mut buf).is_ready());
         assert_eq!(buf.filled(), b"in");
-        assert!(matches!(Pin::new(&mut j).poll_write(&mut cx, b"out"), Poll::Ready(Ok(3))));
+        assert!(matches!(
+            Pin::new(&mut j).poll_write(&mut cx, b"out"),
+            Poll::Ready(Ok(3))
+        ));
         assert_eq!(j.writer(), b"out");
         j.writer_mut().push(b'!');
         assert!(j.reader().is_empty());

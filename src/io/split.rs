@@ -240,6 +240,9 @@ mod tests {
         fn send_sync<T: Send + Sync + Unpin>() {}
         send_sync::<ReadHalf<crate::io::DuplexStream>>();
         send_sync::<WriteHalf<crate::io::DuplexStream>>();
-        assert_eq!(format!("{:?}", split(crate::io::empty()).0), "split::ReadHalf");
+        assert_eq!(
+            format!("{:?}", split(crate::io::empty()).0),
+            "split::ReadHalf"
+        );
     }
 }

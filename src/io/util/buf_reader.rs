@@ -304,38 +304,65 @@ mod tests {
         let mut r = BufReader::with_capacity(16, ScriptedReader::new(script));
         let mut r = Pin::new(&mut r);
         let mut out = [0u8; 4];
-        assert_eq!(read_into(r.as_mut(), &mut out).map(Result::unwrap), Poll::Ready(b"a".to_vec()));
+        assert_eq!(
+            read_into(r.as_mut(), &mut out).map(Result::unwrap),
+            Poll::Ready(b"a".to_vec())
+        );
         assert!(read_into(r.as_mut(), &mut out).is_pending());
         assert_eq!(r.get_ref().polls, 2);
 
         // A one-byte read fills the buffer with all the reader has ready,
         // and the next byte comes from the buffer without polling the reader.
         let mut one = [0u8; 1];
-        assert_eq!(read_into(r.as_mut(), &mut one).map(Result::unwrap), Poll::Ready(b"b".to_vec()));
+        assert_eq!(
+            read_into(r.as_mut(), &mut one).map(Result::unwrap),
+            Poll::Ready(b"b".to_vec())
+        );
         assert_eq!(r.buffer(), b"c");
-        assert_eq!(read_into(r.as_mut(), &mut one).map(Result::unwrap), Poll::Ready(b"c".to_vec()));
+        assert_eq!(
+            read_into(r.as_mut(), &mut one).map(Result::unwrap),
+            Poll::Ready(b"c".to_vec())
+        );
         assert_eq!(r.get_ref().polls, 3);
 
         assert!(read_into(r.as_mut(), &mut out).is_pending());
         // End of file reads as an empty read, repeatedly.
-        assert_eq!(read_into(r.as_mut(), &mut out).map(Result::unwrap), Poll::Ready(vec![]));
-        assert_eq!(read_into(r.as_mut(), &mut out).map(Result::unwrap), Poll::Ready(vec![]));
+        assert_eq!(
+            read_into(r.as_mut(), &mut out).map(Result::unwrap),
+            Poll::Ready(vec![])
+        );
+        assert_eq!(
+            read_into(r.as_mut(), &mut out).map(Result::unwrap),
+            Poll::Ready(vec![])
+        );
     }
 
     #[test]
     fn fill_buf_and_consume() {
         let mut cx = noop_cx();
-        let script = [Step::Ready(b"hello".to_vec()), Step::Ready(b"world".to_vec())];
+        let script = [
+            Step::Ready(b"hello".to_vec()),
+            Step::Ready(b"world".to_vec()),
+        ];
         let mut r = BufReader::with_capacity(8, ScriptedReader::new(script));
         let mut r = Pin::new(&mut r);
-        assert!(matches!(r.as_mut().poll_fill_buf(&mut cx), Poll::Ready(Ok(b"hello"))));
+        assert!(matches!(
+            r.as_mut().poll_fill_buf(&mut cx),
+            Poll::Ready(Ok(b"hello"))
+        ));
         r.as_mut().consume(3);
         // Still buffered: no new read.
-        assert!(matches!(r.as_mut().poll_fill_buf(&mut cx), Poll::Ready(Ok(b"lo"))));
+        assert!(matches!(
+            r.as_mut().poll_fill_buf(&mut cx),
+            Poll::Ready(Ok(b"lo"))
+        ));
         // Consuming more than is buffered stops at the end.
         r.as_mut().consume(100);
         assert!(r.buffer().is_empty());
-        assert!(matches!(r.as_mut().poll_fill_buf(&mut cx), Poll::Ready(Ok(b"world"))));
+        assert!(matches!(
+            r.as_mut().poll_fill_buf(&mut cx),
+            Poll::Ready(Ok(b"world"))
+        ));
     }
 
     #[test]
@@ -344,10 +371,16 @@ mod tests {
         let mut r = BufReader::with_capacity(4, ScriptedReader::new(script));
         let mut r = Pin::new(&mut r);
         let mut big = [0u8; 10];
-        assert_eq!(read_into(r.as_mut(), &mut big).map(Result::unwrap), Poll::Ready(vec![1; 10]));
+        assert_eq!(
+            read_into(r.as_mut(), &mut big).map(Result::unwrap),
+            Poll::Ready(vec![1; 10])
+        );
         assert!(r.buffer().is_empty());
         let mut small = [0u8; 1];
-        assert_eq!(read_into(r.as_mut(), &mut small).map(Result::unwrap), Poll::Ready(vec![2]));
+        assert_eq!(
+            read_into(r.as_mut(), &mut small).map(Result::unwrap),
+            Poll::Ready(vec![2])
+        );
         assert_eq!(r.buffer(), &[2, 2]);
     }
 
@@ -411,7 +444,9 @@ mod tests {
         // i64::MIN minus the 6 buffered bytes overflows: the reader first
         // steps back to 2, then the cursor rejects seeking before 0.
         let mut cx = noop_cx();
-        Pin::new(&mut r).start_seek(SeekFrom::Current(i64::MIN)).unwrap();
+        Pin::new(&mut r)
+            .start_seek(SeekFrom::Current(i64::MIN))
+            .unwrap();
         assert!(matches!(
             Pin::new(&mut r).poll_complete(&mut cx),
             Poll::Ready(Err(_))

@@ -193,7 +193,10 @@ mod tests {
     #[test]
     fn buffers_both_ways_and_converts_inside_out() {
         let mut cx = noop_cx();
-        let mut writer = BufWriter::with_capacity(16, BufReader::with_capacity(4, Cursor::new(b"abcdef".to_vec())));
+        let mut writer = BufWriter::with_capacity(
+            16,
+            BufReader::with_capacity(4, Cursor::new(b"abcdef".to_vec())),
+        );
         // Fill the read buffer through the writer's pass-through.
         assert!(matches!(
             Pin::new(&mut writer).poll_fill_buf(&mut cx),

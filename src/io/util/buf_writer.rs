@@ -157,7 +157,9 @@ impl<W: AsyncWrite> AsyncWrite for BufWriter<W> {
         if self.inner.is_write_vectored() {
             // The inner writer takes slices as they are: buffer them all,
             // or pass them all on when together they fill the buffer.
-            let total = bufs.iter().fold(0usize, |sum, b| sum.saturating_add(b.len()));
+            let total = bufs
+                .iter()
+                .fold(0usize, |sum, b| sum.saturating_add(b.len()));
             if total > self.room() {
                 ready!(self.as_mut().flush_buf(cx))?;
             }
@@ -398,7 +400,10 @@ mod tests {
     fn vectored_into_a_plain_writer_buffers_whole_slices() {
         let mut w = BufWriter::with_capacity(8, ScriptedWriter::default());
         assert!(!w.get_ref().is_write_vectored());
-        assert_eq!(ok(write_vectored(&mut w, &[b"", b"abc", b"def", b"ghi"])), 6);
+        assert_eq!(
+            ok(write_vectored(&mut w, &[b"", b"abc", b"def", b"ghi"])),
+            6
+        );
         assert_eq!(w.buffer(), b"abcdef");
         assert_eq!(ok(write_vectored(&mut w, &[b""])), 0);
         // The first slice does not fit: write out, then buffer it.

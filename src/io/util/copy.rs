@@ -83,7 +83,11 @@ impl CopyBuffer {
 
     /// Reads into the free space after `end`; end of file sets
     /// `reader_done`.
-    fn poll_read_more<R>(&mut self, cx: &mut Context<'_>, mut reader: Pin<&mut R>) -> Poll<io::Result<()>>
+    fn poll_read_more<R>(
+        &mut self,
+        cx: &mut Context<'_>,
+        mut reader: Pin<&mut R>,
+    ) -> Poll<io::Result<()>>
     where
         R: AsyncRead + ?Sized,
     {
@@ -115,7 +119,10 @@ impl CopyBuffer {
         W: AsyncWrite + ?Sized,
     {
         loop {
-            match writer.as_mut().poll_write(cx, &self.buf[self.start..self.end]) {
+            match writer
+                .as_mut()
+                .poll_write(cx, &self.buf[self.start..self.end])
+            {
                 Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Poll::Ready(res) => return Poll::Ready(res),
                 Poll::Pending => {
@@ -281,7 +288,11 @@ mod tests {
         // The writer buffers; the reader pends in the middle. A copy that
         // did not flush then would leave "ping" in the BufWriter while
         // waiting (a peer waiting for it would never answer).
-        let script = [Step::Ready(b"ping".to_vec()), Step::Pending, Step::Ready(b"!".to_vec())];
+        let script = [
+            Step::Ready(b"ping".to_vec()),
+            Step::Pending,
+            Step::Ready(b"!".to_vec()),
+        ];
         let mut reader = ScriptedReader::new(script);
         let mut writer = BufWriter::new(ScriptedWriter::default());
         let mut fut = Box::pin(copy(&mut reader, &mut writer));
@@ -297,7 +308,11 @@ mod tests {
 
     #[test]
     fn short_and_pending_writes() {
-        let script = [Step::Ready(vec![0; 3]), Step::Pending, Step::Ready(vec![0; 1])];
+        let script = [
+            Step::Ready(vec![0; 3]),
+            Step::Pending,
+            Step::Ready(vec![0; 1]),
+        ];
         let mut reader: &[u8] = b"abcdefg";
         let mut writer = ScriptedWriter::new(script);
         assert_eq!(block_on(copy(&mut reader, &mut writer)).unwrap(), 7);
@@ -322,5 +337,48 @@ mod tests {
         let mut writer = ScriptedWriter::new([Step::Ready(vec![])]);
         let err = block_on(copy(&mut reader, &mut writer)).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::WriteZero);
+    }
+
+    #[cfg(feature = "rt")]
+    #[test]
+    fn copying_from_repeat_into_sink_yields_to_other_tasks() {
+        use crate::io::util::test_io::yields_to_a_neighbour;
+        use crate::io::{repeat, sink, AsyncReadExt};
+        use std::sync::atomic::Ordering;
+
+        assert!(yields_to_a_neighbour(|neighbour_ran| async move {
+            let mut source = repeat(7);
+            for _ in 0..200 {
+                let n = copy(&mut (&mut source).take(1 << 16), &mut sink())
+                    .await
+                    .unwrap();
+                assert_eq!(n, 1 << 16);
+                if neighbour_ran.load(Ordering::SeqCst) {
+                    return true;
+                }
+            }
+            false
+        }));
+    }
+
+    #[cfg(feature = "rt")]
+    #[test]
+    fn copy_spends_budget_even_between_unbudgeted_objects() {
+        use crate::io::util::test_io::yields_to_a_neighbour;
+        use std::sync::atomic::Ordering;
+
+        // Neither `&[u8]` nor `Vec<u8>` consults the budget: only the copy
+        // itself can make the task yield.
+        assert!(yields_to_a_neighbour(|neighbour_ran| async move {
+            for _ in 0..100_000 {
+                let mut reader: &[u8] = b"hello";
+                let mut writer = Vec::new();
+                copy(&mut reader, &mut writer).await.unwrap();
+                if neighbour_ran.load(Ordering::SeqCst) {
+                    return true;
+                }
+            }
+            false
+        }));
     }
 }

@@ -21,7 +21,12 @@ enum Direction {
 
 impl Direction {
     /// Advances from `from` to `to`; returns the byte count once done.
-    fn poll<A, B>(&mut self, cx: &mut Context<'_>, from: &mut A, to: &mut B) -> Poll<io::Result<u64>>
+    fn poll<A, B>(
+        &mut self,
+        cx: &mut Context<'_>,
+        from: &mut A,
+        to: &mut B,
+    ) -> Poll<io::Result<u64>>
     where
         A: AsyncRead + Unpin + ?Sized,
         B: AsyncWrite + Unpin + ?Sized,
@@ -89,8 +94,14 @@ where
     A: AsyncRead + AsyncWrite + Unpin + ?Sized,
     B: AsyncRead + AsyncWrite + Unpin + ?Sized,
 {
-    assert!(a_to_b_buf_size > 0, "`a_to_b_buf_size` must be greater than 0");
-    assert!(b_to_a_buf_size > 0, "`b_to_a_buf_size` must be greater than 0");
+    assert!(
+        a_to_b_buf_size > 0,
+        "`a_to_b_buf_size` must be greater than 0"
+    );
+    assert!(
+        b_to_a_buf_size > 0,
+        "`b_to_a_buf_size` must be greater than 0"
+    );
     transfer(
         a,
         b,
@@ -143,9 +154,10 @@ mod tests {
             // client <-> (a | proxy | b) <-> server
             let (mut client, mut a) = duplex(64);
             let (mut b, mut server) = duplex(64);
-            let proxy = crate::spawn(async move {
-                copy_bidirectional_with_sizes(&mut a, &mut b, 16, 7).await
-            });
+            let proxy =
+                crate::spawn(
+                    async move { copy_bidirectional_with_sizes(&mut a, &mut b, 16, 7).await },
+                );
 
             client.write_all(&[1; 100]).await.unwrap();
             let mut got = [0u8; 100];

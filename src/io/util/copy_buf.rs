@@ -132,7 +132,11 @@ mod tests {
 
     #[test]
     fn flushes_while_the_reader_is_pending() {
-        let script = [Step::Ready(b"ping".to_vec()), Step::Pending, Step::Ready(b"!".to_vec())];
+        let script = [
+            Step::Ready(b"ping".to_vec()),
+            Step::Pending,
+            Step::Ready(b"!".to_vec()),
+        ];
         let mut reader = BufReader::new(ScriptedReader::new(script));
         let mut writer = BufWriter::new(ScriptedWriter::default());
         let mut fut = Box::pin(copy_buf(&mut reader, &mut writer));
@@ -150,5 +154,24 @@ mod tests {
         let mut writer = ScriptedWriter::new([Step::Ready(vec![])]);
         let err = block_on(copy_buf(&mut reader, &mut writer)).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::WriteZero);
+    }
+
+    #[cfg(feature = "rt")]
+    #[test]
+    fn copy_buf_spends_budget_even_between_unbudgeted_objects() {
+        use crate::io::util::test_io::yields_to_a_neighbour;
+        use std::sync::atomic::Ordering;
+
+        assert!(yields_to_a_neighbour(|neighbour_ran| async move {
+            for _ in 0..100_000 {
+                let mut reader: &[u8] = b"hello";
+                let mut writer = Vec::new();
+                copy_buf(&mut reader, &mut writer).await.unwrap();
+                if neighbour_ran.load(Ordering::SeqCst) {
+                    return true;
+                }
+            }
+            false
+        }));
     }
 }

@@ -222,7 +222,11 @@ impl SimplexStream {
         }
     }
 
-    fn read(&mut self, cx: &Context<'_>, buf: &mut ReadBuf<'_>) -> (Poll<io::Result<()>>, Deferred) {
+    fn read(
+        &mut self,
+        cx: &Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> (Poll<io::Result<()>>, Deferred) {
         let mut deferred = Deferred::default();
         if buf.remaining() == 0 {
             return (Poll::Ready(Ok(())), deferred);
@@ -418,17 +422,35 @@ mod tests {
         let (mut a, mut b) = duplex(4);
         let writer = WakeCounter::new();
         let reader = WakeCounter::new();
-        assert!(matches!(write(&mut a, &mut writer.cx(), b"abcdef"), Poll::Ready(Ok(4))));
+        assert!(matches!(
+            write(&mut a, &mut writer.cx(), b"abcdef"),
+            Poll::Ready(Ok(4))
+        ));
         assert!(write(&mut a, &mut writer.cx(), b"ef").is_pending());
         assert_eq!(writer.wakes(), 0);
         // The other direction is independent.
-        assert!(matches!(write(&mut b, &mut reader.cx(), b"xy"), Poll::Ready(Ok(2))));
+        assert!(matches!(
+            write(&mut b, &mut reader.cx(), b"xy"),
+            Poll::Ready(Ok(2))
+        ));
 
-        assert_eq!(read(&mut b, &mut reader.cx(), 3).map(Result::unwrap), Poll::Ready(b"abc".to_vec()));
+        assert_eq!(
+            read(&mut b, &mut reader.cx(), 3).map(Result::unwrap),
+            Poll::Ready(b"abc".to_vec())
+        );
         assert_eq!(writer.wakes(), 1);
-        assert!(matches!(write(&mut a, &mut writer.cx(), b"efgh"), Poll::Ready(Ok(3))));
-        assert_eq!(read(&mut b, &mut reader.cx(), 10).map(Result::unwrap), Poll::Ready(b"defg".to_vec()));
-        assert_eq!(read(&mut a, &mut reader.cx(), 10).map(Result::unwrap), Poll::Ready(b"xy".to_vec()));
+        assert!(matches!(
+            write(&mut a, &mut writer.cx(), b"efgh"),
+            Poll::Ready(Ok(3))
+        ));
+        assert_eq!(
+            read(&mut b, &mut reader.cx(), 10).map(Result::unwrap),
+            Poll::Ready(b"defg".to_vec())
+        );
+        assert_eq!(
+            read(&mut a, &mut reader.cx(), 10).map(Result::unwrap),
+            Poll::Ready(b"xy".to_vec())
+        );
     }
 
     #[test]
@@ -436,9 +458,15 @@ mod tests {
         let (mut a, mut b) = duplex(8);
         let reader = WakeCounter::new();
         assert!(read(&mut b, &mut reader.cx(), 4).is_pending());
-        assert!(matches!(write(&mut a, &mut reader.cx(), b"hi"), Poll::Ready(Ok(2))));
+        assert!(matches!(
+            write(&mut a, &mut reader.cx(), b"hi"),
+            Poll::Ready(Ok(2))
+        ));
         assert_eq!(reader.wakes(), 1);
-        assert_eq!(read(&mut b, &mut reader.cx(), 4).map(Result::unwrap), Poll::Ready(b"hi".to_vec()));
+        assert_eq!(
+            read(&mut b, &mut reader.cx(), 4).map(Result::unwrap),
+            Poll::Ready(b"hi".to_vec())
+        );
     }
 
     #[test]
@@ -448,7 +476,10 @@ mod tests {
         let writer = WakeCounter::new();
         let reader = WakeCounter::new();
 
-        assert!(matches!(write(&mut a, &mut writer.cx(), b"abcd"), Poll::Ready(Ok(4))));
+        assert!(matches!(
+            write(&mut a, &mut writer.cx(), b"abcd"),
+            Poll::Ready(Ok(4))
+        ));
         assert!(write(&mut a, &mut writer.cx(), b"e").is_pending());
         assert!(read(&mut a, &mut reader.cx(), 4).is_pending());
         drop(b);
@@ -459,13 +490,25 @@ mod tests {
             Poll::Ready(Err(e)) => assert_eq!(e.kind(), io::ErrorKind::BrokenPipe),
             other => panic!("unexpected {other:?}"),
         }
-        assert_eq!(read(&mut a, &mut reader.cx(), 4).map(Result::unwrap), Poll::Ready(vec![]));
+        assert_eq!(
+            read(&mut a, &mut reader.cx(), 4).map(Result::unwrap),
+            Poll::Ready(vec![])
+        );
 
         // Data written before the drop is still delivered.
-        assert!(matches!(write(&mut c, &mut writer.cx(), b"last"), Poll::Ready(Ok(4))));
+        assert!(matches!(
+            write(&mut c, &mut writer.cx(), b"last"),
+            Poll::Ready(Ok(4))
+        ));
         drop(c);
-        assert_eq!(read(&mut d, &mut reader.cx(), 8).map(Result::unwrap), Poll::Ready(b"last".to_vec()));
-        assert_eq!(read(&mut d, &mut reader.cx(), 8).map(Result::unwrap), Poll::Ready(vec![]));
+        assert_eq!(
+            read(&mut d, &mut reader.cx(), 8).map(Result::unwrap),
+            Poll::Ready(b"last".to_vec())
+        );
+        assert_eq!(
+            read(&mut d, &mut reader.cx(), 8).map(Result::unwrap),
+            Poll::Ready(vec![])
+        );
     }
 
     #[test]
@@ -473,44 +516,74 @@ mod tests {
         let (mut a, mut b) = duplex(4);
         let cx = WakeCounter::new();
         assert!(Pin::new(&mut a).poll_shutdown(&mut cx.cx()).is_ready());
-        assert_eq!(read(&mut b, &mut cx.cx(), 4).map(Result::unwrap), Poll::Ready(vec![]));
-        assert!(matches!(write(&mut a, &mut cx.cx(), b"x"), Poll::Ready(Err(_))));
+        assert_eq!(
+            read(&mut b, &mut cx.cx(), 4).map(Result::unwrap),
+            Poll::Ready(vec![])
+        );
+        assert!(matches!(
+            write(&mut a, &mut cx.cx(), b"x"),
+            Poll::Ready(Err(_))
+        ));
         // The other direction still works.
-        assert!(matches!(write(&mut b, &mut cx.cx(), b"ok"), Poll::Ready(Ok(2))));
-        assert_eq!(read(&mut a, &mut cx.cx(), 4).map(Result::unwrap), Poll::Ready(b"ok".to_vec()));
+        assert!(matches!(
+            write(&mut b, &mut cx.cx(), b"ok"),
+            Poll::Ready(Ok(2))
+        ));
+        assert_eq!(
+            read(&mut a, &mut cx.cx(), 4).map(Result::unwrap),
+            Poll::Ready(b"ok".to_vec())
+        );
     }
 
     #[test]
     fn vectored_writes_fill_up_to_the_limit() {
         let (mut a, mut b) = duplex(5);
         let cx = WakeCounter::new();
-        let bufs = [IoSlice::new(b""), IoSlice::new(b"abc"), IoSlice::new(b"defg")];
+        let bufs = [
+            IoSlice::new(b""),
+            IoSlice::new(b"abc"),
+            IoSlice::new(b"defg"),
+        ];
         assert!(a.is_write_vectored());
         assert!(matches!(
             Pin::new(&mut a).poll_write_vectored(&mut cx.cx(), &bufs),
             Poll::Ready(Ok(5))
         ));
-        assert_eq!(read(&mut b, &mut cx.cx(), 8).map(Result::unwrap), Poll::Ready(b"abcde".to_vec()));
+        assert_eq!(
+            read(&mut b, &mut cx.cx(), 8).map(Result::unwrap),
+            Poll::Ready(b"abcde".to_vec())
+        );
     }
 
     #[test]
     fn simplex_halves_and_unsplit() {
         let (mut rx, mut tx) = simplex(8);
         let cx = WakeCounter::new();
-        assert!(matches!(Pin::new(&mut tx).poll_write(&mut cx.cx(), b"one"), Poll::Ready(Ok(3))));
+        assert!(matches!(
+            Pin::new(&mut tx).poll_write(&mut cx.cx(), b"one"),
+            Poll::Ready(Ok(3))
+        ));
         let mut storage = [0u8; 8];
         let mut buf = ReadBuf::new(&mut storage);
-        assert!(Pin::new(&mut rx).poll_read(&mut cx.cx(), &mut buf).is_ready());
+        assert!(Pin::new(&mut rx)
+            .poll_read(&mut cx.cx(), &mut buf)
+            .is_ready());
         assert_eq!(buf.filled(), b"one");
 
         let mut pipe = rx.unsplit(tx);
-        assert!(Pin::new(&mut pipe).poll_write(&mut cx.cx(), b"two").is_ready());
+        assert!(Pin::new(&mut pipe)
+            .poll_write(&mut cx.cx(), b"two")
+            .is_ready());
         assert!(Pin::new(&mut pipe).poll_shutdown(&mut cx.cx()).is_ready());
         let mut buf = ReadBuf::new(&mut storage);
-        assert!(Pin::new(&mut pipe).poll_read(&mut cx.cx(), &mut buf).is_ready());
+        assert!(Pin::new(&mut pipe)
+            .poll_read(&mut cx.cx(), &mut buf)
+            .is_ready());
         assert_eq!(buf.filled(), b"two");
         let mut buf = ReadBuf::new(&mut storage);
-        assert!(Pin::new(&mut pipe).poll_read(&mut cx.cx(), &mut buf).is_ready());
+        assert!(Pin::new(&mut pipe)
+            .poll_read(&mut cx.cx(), &mut buf)
+            .is_ready());
         assert!(buf.filled().is_empty());
     }
 
@@ -525,5 +598,26 @@ mod tests {
         fn is<T: Send + Sync + Unpin>() {}
         is::<DuplexStream>();
         is::<SimplexStream>();
+    }
+
+    #[cfg(feature = "rt")]
+    #[test]
+    fn a_loop_through_a_duplex_yields_to_other_tasks() {
+        use crate::io::util::test_io::yields_to_a_neighbour;
+        use crate::io::{AsyncReadExt, AsyncWriteExt};
+        use std::sync::atomic::Ordering;
+
+        assert!(yields_to_a_neighbour(|neighbour_ran| async move {
+            let (mut tx, mut rx) = duplex(8 * 1024);
+            let mut buf = [0u8; 4096];
+            for _ in 0..10_000 {
+                tx.write_all(&[3; 4096]).await.unwrap();
+                rx.read_exact(&mut buf).await.unwrap();
+                if neighbour_ran.load(Ordering::SeqCst) {
+                    return true;
+                }
+            }
+            false
+        }));
     }
 }

@@ -157,7 +157,10 @@ impl AsyncWrite for ScriptedWriter {
         bufs: &[IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
         if !self.vectored {
-            let first = bufs.iter().find(|b| !b.is_empty()).map_or(&[][..], |b| &**b);
+            let first = bufs
+                .iter()
+                .find(|b| !b.is_empty())
+                .map_or(&[][..], |b| &**b);
             return self.poll_write(cx, first);
         }
         let all: Vec<u8> = bufs.iter().flat_map(|b| b.iter().copied()).collect();
@@ -177,4 +180,27 @@ impl AsyncWrite for ScriptedWriter {
         self.shut_down = true;
         Poll::Ready(Ok(()))
     }
+}
+
+/// Runs `work` as a task on a current-thread runtime, with a neighbour
+/// task spawned right after it that only raises the flag `work` is given.
+/// `work` reports whether it saw the flag raised before it ran out of
+/// work: it did only if it yielded to the scheduler on the way.
+#[cfg(feature = "rt")]
+pub(crate) fn yields_to_a_neighbour<F, Fut>(work: F) -> bool
+where
+    F: FnOnce(Arc<std::sync::atomic::AtomicBool>) -> Fut,
+    Fut: std::future::Future<Output = bool> + Send + 'static,
+{
+    use std::sync::atomic::AtomicBool;
+    let rt = crate::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let flag = Arc::new(AtomicBool::new(false));
+        let worker = crate::spawn(work(flag.clone()));
+        crate::spawn(async move { flag.store(true, Ordering::SeqCst) });
+        worker.await.unwrap()
+    })
 }
