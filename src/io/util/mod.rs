@@ -97,3 +97,6 @@ pub(crate) fn poll_proceed_and_make_progress(
 ) -> std::task::Poll<()> {
     std::task::Poll::Ready(())
 }
+
+#[cfg(test)]
+mod tests;
