@@ -127,6 +127,64 @@ fn read_to_end_does_not_trust_a_swapped_buffer() {
     let _ = run(Swapper.read_to_end(&mut out));
 }
 
+/// Gives one byte per read after zeroing its whole buffer the way wrappers
+/// of `std::io::Read` do (`initialize_unfilled`), counting the bytes it had
+/// to zero because they were not known to be initialised.
+struct Zeroing {
+    left: usize,
+    zeroed: usize,
+}
+
+impl AsyncRead for Zeroing {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        this.zeroed += buf.capacity() - buf.initialized().len();
+        let unfilled = buf.initialize_unfilled();
+        if this.left > 0 && !unfilled.is_empty() {
+            unfilled[0] = b'z';
+            buf.advance(1);
+            this.left -= 1;
+        }
+        Poll::Ready(Ok(()))
+    }
+}
+
+#[test]
+fn read_to_end_does_not_make_a_zeroing_reader_zero_twice() {
+    let mut reader = Zeroing { left: 100, zeroed: 0 };
+    let mut out = Vec::with_capacity(1000);
+    assert_eq!(run(reader.read_to_end(&mut out)).unwrap(), 100);
+    assert_eq!(out, [b'z'; 100]);
+    // The spare capacity is zeroed once, not once per read (which would be
+    // about 100 * 1000 bytes).
+    assert_eq!(reader.zeroed, 1000);
+}
+
+#[test]
+fn take_passes_on_what_is_known_initialised() {
+    let mut take = Zeroing { left: 10, zeroed: 0 }.take(5);
+    let mut storage = [0u8; 8];
+    let mut buf = ReadBuf::new(&mut storage);
+    let mut cx = Context::from_waker(futures::task::noop_waker_ref());
+    assert!(Pin::new(&mut take).poll_read(&mut cx, &mut buf).is_ready());
+    assert_eq!(buf.filled(), b"z");
+    assert_eq!(take.get_ref().zeroed, 0, "the caller's buffer was initialised");
+
+    let mut storage = [MaybeUninit::<u8>::uninit(); 8];
+    let mut buf = ReadBuf::uninit(&mut storage);
+    assert!(Pin::new(&mut take).poll_read(&mut cx, &mut buf).is_ready());
+    assert!(Pin::new(&mut take).poll_read(&mut cx, &mut buf).is_ready());
+    assert_eq!(buf.filled(), b"zz");
+    // The first read zeroed the 4 bytes the limit then allowed; the second
+    // found them known to be initialised.
+    assert_eq!(take.get_ref().zeroed, 4);
+    assert_eq!(buf.initialized().len(), 4);
+}
+
 #[test]
 fn read_to_string_appends_valid_utf8() {
     run(async {
