@@ -65,8 +65,8 @@ pub(crate) use lent_buf::poll_read_into;
 // by the extension traits' files: chain, fill_buf, flush_shutdown,
 // lent_buf, lines, read, read_buf, read_exact, read_int, read_line,
 // read_to_end, read_to_string, read_until, seek, split (the `Split` of
-// `AsyncBufReadExt`), take, taken_string, vec_fill, write, write_all,
-// write_buf, write_int, write_vectored.
+// `AsyncBufReadExt`), take, taken_string, write, write_all, write_buf,
+// write_int, write_vectored.
 // ---- end of io-util types ---------------------------------------------------
 
 /// The buffer size of the buffered readers and writers and of `copy`, as
