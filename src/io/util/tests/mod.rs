@@ -5,6 +5,8 @@
 mod buf_read;
 mod read;
 mod seek;
+#[cfg(all(feature = "net", feature = "rt-multi-thread"))]
+mod socket;
 mod write;
 
 use std::future::Future;

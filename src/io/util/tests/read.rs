@@ -500,3 +500,16 @@ impl<R: AsyncBufRead> PollFillBufReady for Pin<&mut R> {
         }
     }
 }
+
+#[test]
+fn futures_and_adapters_are_send_and_sync_when_their_reader_is() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<crate::io::util::read_to_end::ReadToEnd<'static, &'static [u8]>>();
+    assert_send_sync::<crate::io::util::read_to_string::ReadToString<'static, &'static [u8]>>();
+    assert_send_sync::<crate::io::util::read_line::ReadLine<'static, &'static [u8]>>();
+    assert_send_sync::<crate::io::util::fill_buf::FillBuf<'static, &'static [u8]>>();
+    assert_send_sync::<crate::io::util::read_int::ReadU64<&'static mut &'static [u8]>>();
+    assert_send_sync::<crate::io::Lines<&'static [u8]>>();
+    assert_send_sync::<crate::io::Take<&'static [u8]>>();
+    assert_send_sync::<ReadBuf<'static>>();
+}
