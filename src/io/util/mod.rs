@@ -36,8 +36,9 @@ mod read_to_string;
 mod read_until;
 mod seek;
 mod split;
-mod taken_string;
 mod take;
+mod taken_string;
+mod vec_fill;
 mod write;
 mod write_all;
 mod write_buf;
@@ -53,11 +54,9 @@ pub use lines::Lines;
 pub use split::Split;
 pub use take::Take;
 // For the readers and copiers (io-types): a read into lent memory whose
-// reported count can be trusted, and `read_to_end`'s loop.
+// reported count can be trusted.
 #[allow(unused_imports)]
 pub(crate) use lent_buf::poll_read_into;
-#[allow(unused_imports)]
-pub(crate) use read_to_end::poll_read_to_end;
 
 // ---- io-util types (worktree io-types) -------------------------------------
 // BufReader, BufWriter, BufStream, copy/copy_buf/copy_bidirectional(_with_
@@ -120,3 +119,6 @@ pub(crate) fn poll_proceed_and_make_progress(
 ) -> std::task::Poll<()> {
     std::task::Poll::Ready(())
 }
+
+#[cfg(test)]
+mod tests;

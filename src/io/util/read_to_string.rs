@@ -1,5 +1,6 @@
 //! The future of [`AsyncReadExt::read_to_string`](super::AsyncReadExt::read_to_string):
-//! `read_to_end`, then a UTF-8 check of what was appended.
+//! `read_to_end` (into the String's bytes), then a UTF-8 check of what was
+//! appended.
 //!
 //! The String stays valid UTF-8 throughout (see [`TakenString`]): on
 //! success it holds its original content plus everything read; on an I/O
@@ -13,7 +14,6 @@ use std::task::{ready, Context, Poll};
 
 use pin_project_lite::pin_project;
 
-use super::read_to_end::poll_read_to_end;
 use super::taken_string::TakenString;
 use crate::io::AsyncRead;
 
@@ -54,7 +54,7 @@ where
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
         let me = self.project();
         let reader = Pin::new(&mut **me.reader);
-        let result = ready!(poll_read_to_end(reader, cx, me.output.bytes(), me.read));
+        let result = ready!(me.output.bytes().poll_read_to_end(reader, cx, me.read));
         Poll::Ready(me.output.finish(result, false))
     }
 }

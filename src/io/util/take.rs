@@ -2,7 +2,10 @@
 //!
 //! Each read lends the inner reader at most `limit` bytes of the caller's
 //! buffer (a [`ReadBuf::take`] of it) and moves the caller's cursors by what
-//! [`poll_read_into`] confirms was written there.
+//! [`poll_read_into`] confirms was written there. What the caller's buffer
+//! knows to be initialised is declared on the lent one and back, so an
+//! inner reader that zeroes its buffer (`initialize_unfilled`) does not
+//! zero the same bytes on every read.
 use std::io;
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
@@ -79,12 +82,18 @@ impl<R: AsyncRead> AsyncRead for Take<R> {
             return Poll::Ready(Ok(()));
         }
         let max = usize::try_from(*me.limit).unwrap_or(usize::MAX);
+        let known = buf.initialized().len() - buf.filled().len();
         let mut lent = buf.take(max);
+        let known = known.min(lent.capacity());
+        // SAFETY: `lent` starts at `buf`'s unfilled part, whose first
+        // `known` bytes `buf` knows to be initialised.
+        unsafe { lent.assume_init(known) };
         let n = ready!(poll_read_into(me.inner, cx, &mut lent))?;
-        // SAFETY: `poll_read_into` confirmed that the inner reader wrote the
-        // first `n` bytes of `lent`, which are the first `n` unfilled bytes
-        // of `buf`.
-        unsafe { buf.assume_init(n) };
+        let initialized = lent.initialized().len();
+        // SAFETY: `poll_read_into` confirmed that `lent` is still the buffer
+        // over `buf`'s unfilled part, so its first `initialized` bytes (of
+        // which the first `n` are filled) are initialised there.
+        unsafe { buf.assume_init(initialized) };
         buf.advance(n);
         *me.limit -= n as u64;
         Poll::Ready(Ok(()))

@@ -10,11 +10,13 @@
 use std::io;
 use std::mem;
 
+use super::vec_fill::VecFill;
+
 /// The bytes of a `String` taken out for a read; see the module docs.
 #[derive(Debug)]
 pub(super) struct TakenString<'a> {
     output: &'a mut String,
-    bytes: Vec<u8>,
+    bytes: VecFill<Vec<u8>>,
     original_len: usize,
     finished: bool,
 }
@@ -25,13 +27,13 @@ impl<'a> TakenString<'a> {
         TakenString {
             output,
             original_len: bytes.len(),
-            bytes,
+            bytes: VecFill::new(bytes),
             finished: false,
         }
     }
 
     /// The bytes, for the read to append to.
-    pub(super) fn bytes(&mut self) -> &mut Vec<u8> {
+    pub(super) fn bytes(&mut self) -> &mut VecFill<Vec<u8>> {
         &mut self.bytes
     }
 
@@ -48,7 +50,7 @@ impl<'a> TakenString<'a> {
         keep_on_error: bool,
     ) -> io::Result<usize> {
         self.finished = true;
-        let bytes = mem::take(&mut self.bytes);
+        let bytes = self.bytes.take();
         match (String::from_utf8(bytes), result) {
             (Ok(string), Ok(n)) => {
                 *self.output = string;
@@ -76,7 +78,7 @@ impl<'a> TakenString<'a> {
 impl Drop for TakenString<'_> {
     fn drop(&mut self) {
         if !self.finished {
-            let bytes = mem::take(&mut self.bytes);
+            let bytes = self.bytes.take();
             *self.output = original(bytes, self.original_len);
         }
     }
