@@ -455,6 +455,84 @@ mod tests {
         assert!(r.buffer().is_empty());
     }
 
+    /// A cursor whose every seek is `Pending` once before it completes.
+    struct SlowSeek {
+        cursor: Cursor<Vec<u8>>,
+        seeks: usize,
+        pend: bool,
+    }
+
+    impl AsyncRead for SlowSeek {
+        fn poll_read(
+            mut self: Pin<&mut Self>,
+            cx: &mut Context<'_>,
+            buf: &mut ReadBuf<'_>,
+        ) -> Poll<io::Result<()>> {
+            Pin::new(&mut self.cursor).poll_read(cx, buf)
+        }
+    }
+
+    impl AsyncSeek for SlowSeek {
+        fn start_seek(mut self: Pin<&mut Self>, position: SeekFrom) -> io::Result<()> {
+            assert!(!self.pend, "a seek was started while another was in flight");
+            self.seeks += 1;
+            self.pend = true;
+            Pin::new(&mut self.cursor).start_seek(position)
+        }
+
+        fn poll_complete(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<u64>> {
+            if std::mem::take(&mut self.pend) {
+                return Poll::Pending;
+            }
+            Pin::new(&mut self.cursor).poll_complete(cx)
+        }
+    }
+
+    #[test]
+    fn pending_seeks_resume_where_they_stopped() {
+        let mut cx = noop_cx();
+        let inner = SlowSeek {
+            cursor: Cursor::new((0..20).collect()),
+            seeks: 0,
+            pend: false,
+        };
+        let mut r = BufReader::with_capacity(8, inner);
+        let mut r = Pin::new(&mut r);
+        assert!(matches!(
+            r.as_mut().poll_fill_buf(&mut cx),
+            Poll::Ready(Ok(_))
+        ));
+        r.as_mut().consume(2);
+
+        r.as_mut().start_seek(SeekFrom::Current(1)).unwrap();
+        assert!(r.as_mut().poll_complete(&mut cx).is_pending());
+        // The buffer stays until the seek completes.
+        assert_eq!(r.buffer().len(), 6);
+        assert!(matches!(
+            r.as_mut().poll_complete(&mut cx),
+            Poll::Ready(Ok(3))
+        ));
+        assert!(r.buffer().is_empty());
+        assert_eq!(r.get_ref().seeks, 1);
+
+        // The overflowing case: two seeks, each pending once.
+        assert!(matches!(
+            r.as_mut().poll_fill_buf(&mut cx),
+            Poll::Ready(Ok(_))
+        ));
+        r.as_mut().start_seek(SeekFrom::Current(i64::MIN)).unwrap();
+        assert!(r.as_mut().poll_complete(&mut cx).is_pending());
+        assert_eq!(r.get_ref().seeks, 1 + 1);
+        // The step back completes; the second seek fails (before 0), and
+        // the reader is left where the user stood (3).
+        assert!(matches!(
+            r.as_mut().poll_complete(&mut cx),
+            Poll::Ready(Err(_))
+        ));
+        assert_eq!(r.get_ref().cursor.position(), 3);
+        assert!(r.buffer().is_empty());
+    }
+
     #[test]
     fn debug_shows_buffer_use() {
         let mut r = BufReader::with_capacity(8, Cursor::new(vec![1u8, 2, 3]));
