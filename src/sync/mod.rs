@@ -31,10 +31,22 @@ mod wait_list;
 mod wake_list;
 
 mod mutex;
+mod notify;
+mod rwlock;
 mod semaphore;
+
+/// Named future types.
+pub mod futures {
+    pub use super::notify::{Notified, OwnedNotified};
+}
 
 pub use errors::{AcquireError, TryAcquireError, TryLockError};
 pub use mutex::{MappedMutexGuard, Mutex, MutexGuard, OwnedMappedMutexGuard, OwnedMutexGuard};
+pub use notify::Notify;
+pub use rwlock::{
+    OwnedRwLockMappedWriteGuard, OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock,
+    RwLockMappedWriteGuard, RwLockReadGuard, RwLockWriteGuard,
+};
 pub use semaphore::{OwnedSemaphorePermit, Semaphore, SemaphorePermit};
 
 // ---- merge point: the channels written in the `sync-chan` worktree ----

@@ -103,6 +103,7 @@ impl<T> WaitList<T> {
         self.entries.remove(key).value
     }
 
+    #[cfg(test)]
     pub(crate) fn get(&self, key: usize) -> &T {
         &self.entries[key].value
     }
