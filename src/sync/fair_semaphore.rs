@@ -108,6 +108,25 @@ impl FairSemaphore {
         }
     }
 
+    /// A semaphore closed from the start, with no permits (a `OnceCell`
+    /// made already initialised).
+    #[cfg(not(tokiwa_loom))]
+    pub(crate) const fn new_closed() -> FairSemaphore {
+        FairSemaphore {
+            permits: AtomicUsize::new(CLOSED),
+            waiters: Mutex::new(WaitList::new()),
+        }
+    }
+
+    /// See the other `new_closed`.
+    #[cfg(tokiwa_loom)]
+    pub(crate) fn new_closed() -> FairSemaphore {
+        FairSemaphore {
+            permits: AtomicUsize::new(CLOSED),
+            waiters: Mutex::new(WaitList::new()),
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, WaitList<Waiter>> {
         // The list is consistent after every statement that holds the lock
         // (no user code runs under it), so a poisoned lock is still sound.

@@ -25,29 +25,38 @@
 //!   `blocking`: the thread-parking `block_on` of the `blocking_*` methods.
 
 mod blocking;
+mod budget;
 mod errors;
 pub(crate) mod fair_semaphore;
 mod wait_list;
 mod wake_list;
 
+mod barrier;
 mod mutex;
 mod notify;
+mod once_cell;
+pub mod oneshot;
 mod rwlock;
 mod semaphore;
+mod set_once;
+pub mod watch;
 
 /// Named future types.
 pub mod futures {
     pub use super::notify::{Notified, OwnedNotified};
 }
 
+pub use barrier::{Barrier, BarrierWaitResult};
 pub use errors::{AcquireError, TryAcquireError, TryLockError};
 pub use mutex::{MappedMutexGuard, Mutex, MutexGuard, OwnedMappedMutexGuard, OwnedMutexGuard};
 pub use notify::Notify;
+pub use once_cell::{OnceCell, SetError};
 pub use rwlock::{
     OwnedRwLockMappedWriteGuard, OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock,
     RwLockMappedWriteGuard, RwLockReadGuard, RwLockWriteGuard,
 };
 pub use semaphore::{OwnedSemaphorePermit, Semaphore, SemaphorePermit};
+pub use set_once::{SetOnce, SetOnceError};
 
 // ---- merge point: the channels written in the `sync-chan` worktree ----
 // pub mod mpsc;

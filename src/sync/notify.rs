@@ -311,6 +311,17 @@ impl Notified<'_> {
     }
 }
 
+impl Notified<'_> {
+    /// Polls without spending the cooperative budget, for a primitive that
+    /// spends it once for a whole wait (`watch`, which wraps its loop in
+    /// `cooperative`).
+    pub(crate) fn poll_uncooperative(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let this = self.get_mut();
+        this.notify
+            .poll_notified(&mut this.state, this.waiters_calls, Some(cx))
+    }
+}
+
 impl OwnedNotified {
     /// See [`Notified::enable`].
     pub fn enable(self: Pin<&mut Self>) -> bool {
