@@ -58,6 +58,9 @@ pub use rwlock::{
 pub use semaphore::{OwnedSemaphorePermit, Semaphore, SemaphorePermit};
 pub use set_once::{SetOnce, SetOnceError};
 
+#[cfg(all(test, not(tokiwa_loom)))]
+mod tests;
+
 // ---- merge point: the channels written in the `sync-chan` worktree ----
 // pub mod mpsc;
 // pub mod broadcast;

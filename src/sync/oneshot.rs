@@ -41,7 +41,7 @@ pub mod error {
     /// Error returned by awaiting a [`Receiver`](super::Receiver): the
     /// sender was dropped without sending.
     #[derive(Debug, Eq, PartialEq, Clone)]
-    pub struct RecvError(pub(super) ());
+    pub struct RecvError(pub(crate) ());
 
     /// Error returned by [`Receiver::try_recv`](super::Receiver::try_recv).
     #[derive(Debug, Eq, PartialEq, Clone)]

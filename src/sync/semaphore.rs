@@ -14,7 +14,7 @@ use std::sync::Arc;
 /// assigned to it.
 #[derive(Debug)]
 pub struct Semaphore {
-    inner: FairSemaphore,
+    ll_sem: FairSemaphore,
 }
 
 /// A permit from the semaphore, released when dropped.
@@ -47,7 +47,7 @@ impl Semaphore {
     #[track_caller]
     pub fn new(permits: usize) -> Semaphore {
         Semaphore {
-            inner: FairSemaphore::new(permits),
+            ll_sem: FairSemaphore::new(permits),
         }
     }
 
@@ -60,13 +60,13 @@ impl Semaphore {
     #[cfg(not(tokiwa_loom))]
     pub const fn const_new(permits: usize) -> Semaphore {
         Semaphore {
-            inner: FairSemaphore::new(permits),
+            ll_sem: FairSemaphore::new(permits),
         }
     }
 
     /// Permits free right now.
     pub fn available_permits(&self) -> usize {
-        self.inner.available_permits()
+        self.ll_sem.available_permits()
     }
 
     /// Adds `n` permits, serving waiters first.
@@ -75,13 +75,13 @@ impl Semaphore {
     ///
     /// If the total would exceed [`Semaphore::MAX_PERMITS`].
     pub fn add_permits(&self, n: usize) {
-        self.inner.release(n);
+        self.ll_sem.release(n);
     }
 
     /// Removes up to `n` free permits for good and returns how many were
     /// removed (permits held by others are not touched).
     pub fn forget_permits(&self, n: usize) -> usize {
-        self.inner.forget_permits(n)
+        self.ll_sem.forget_permits(n)
     }
 
     /// Waits for one permit. Fails only if the semaphore is closed.
@@ -89,7 +89,7 @@ impl Semaphore {
     /// Cancel safe: dropping the future loses the place in the queue, and
     /// nothing else.
     pub async fn acquire(&self) -> Result<SemaphorePermit<'_>, AcquireError> {
-        self.inner.acquire(1).await?;
+        self.ll_sem.acquire(1).await?;
         Ok(SemaphorePermit {
             sem: self,
             permits: 1,
@@ -99,7 +99,7 @@ impl Semaphore {
     /// Waits for `n` permits, all at once. Fails only if the semaphore is
     /// closed.
     pub async fn acquire_many(&self, n: u32) -> Result<SemaphorePermit<'_>, AcquireError> {
-        self.inner.acquire(n as usize).await?;
+        self.ll_sem.acquire(n as usize).await?;
         Ok(SemaphorePermit {
             sem: self,
             permits: n as usize,
@@ -113,7 +113,7 @@ impl Semaphore {
 
     /// Takes `n` permits if that many are free.
     pub fn try_acquire_many(&self, n: u32) -> Result<SemaphorePermit<'_>, TryAcquireError> {
-        self.inner.try_acquire(n as usize)?;
+        self.ll_sem.try_acquire(n as usize)?;
         Ok(SemaphorePermit {
             sem: self,
             permits: n as usize,
@@ -142,7 +142,7 @@ impl Semaphore {
 
     /// Waits for one permit, owned (`'static`).
     pub async fn acquire_owned(self: Arc<Self>) -> Result<OwnedSemaphorePermit, AcquireError> {
-        self.inner.acquire(1).await?;
+        self.ll_sem.acquire(1).await?;
         Ok(OwnedSemaphorePermit {
             sem: self,
             permits: 1,
@@ -154,7 +154,7 @@ impl Semaphore {
         self: Arc<Self>,
         n: u32,
     ) -> Result<OwnedSemaphorePermit, AcquireError> {
-        self.inner.acquire(n as usize).await?;
+        self.ll_sem.acquire(n as usize).await?;
         Ok(OwnedSemaphorePermit {
             sem: self,
             permits: n as usize,
@@ -171,7 +171,7 @@ impl Semaphore {
         self: Arc<Self>,
         n: u32,
     ) -> Result<OwnedSemaphorePermit, TryAcquireError> {
-        self.inner.try_acquire(n as usize)?;
+        self.ll_sem.try_acquire(n as usize)?;
         Ok(OwnedSemaphorePermit {
             sem: self,
             permits: n as usize,
@@ -204,12 +204,12 @@ impl Semaphore {
     /// Closes the semaphore: waiting and later acquires fail; permits
     /// already held stay valid and still return on drop.
     pub fn close(&self) {
-        self.inner.close();
+        self.ll_sem.close();
     }
 
     /// Whether [`close`](Semaphore::close) was called.
     pub fn is_closed(&self) -> bool {
-        self.inner.is_closed()
+        self.ll_sem.is_closed()
     }
 }
 

@@ -96,7 +96,7 @@ pub mod error {
     /// Error from [`Receiver::changed`](super::Receiver::changed) and
     /// friends: every sender is gone.
     #[derive(Debug, Clone)]
-    pub struct RecvError(pub(super) ());
+    pub struct RecvError(pub(crate) ());
 
     impl fmt::Display for RecvError {
         fn fmt(&self, fmt: &mut fmt::Formatter<'_>) -> fmt::Result {
