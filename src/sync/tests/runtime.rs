@@ -125,9 +125,12 @@ fn blocking_calls_inside_a_runtime_panic_with_tokios_message() {
     });
     // Inside a task too.
     let sem = Arc::new(Semaphore::new(1));
-    let result = rt.block_on(crate::spawn(async move {
-        let _ = sem.blocking_acquire();
-    }));
+    let result = rt.block_on(async move {
+        crate::spawn(async move {
+            let _ = sem.blocking_acquire();
+        })
+        .await
+    });
     assert!(result.unwrap_err().is_panic());
     // Outside the runtime the same call works.
     drop(mutex.blocking_lock());
