@@ -377,3 +377,78 @@ impl Drop for OwnedNotified {
         self.notify.drop_notified(self.state);
     }
 }
+
+/// Loom models of `Notify`: run with
+/// `RUSTFLAGS="--cfg tokiwa_loom" LOOM_MAX_PREEMPTIONS=2 cargo test --release
+/// ... --features sync,rt --lib loom_`.
+#[cfg(all(test, tokiwa_loom))]
+mod loom_tests {
+    use super::Notify;
+    use crate::loom::sync::Arc;
+    use loom::future::block_on;
+    use loom::thread;
+    use std::future::Future;
+    use std::pin::pin;
+    use std::task::{Context, Waker};
+
+    /// A blocked waiter and a concurrent `notify_one`: the waiter always
+    /// wakes (through its registration or the stored permit).
+    #[test]
+    fn loom_notify_one_wakes_a_blocked_waiter() {
+        loom::model(|| {
+            let notify = Arc::new(Notify::new());
+            let waiter = {
+                let notify = notify.clone();
+                thread::spawn(move || block_on(notify.notified()))
+            };
+            notify.notify_one();
+            waiter.join().unwrap();
+        });
+    }
+
+    /// `notify_one` against one `Notified` that is polled once and dropped
+    /// and another that blocks: if the dropped one was picked, it passes
+    /// the notification on, so the blocked one always wakes. (If the
+    /// dropped one completed, it consumed the notification as a user would
+    /// and sends a new one.)
+    #[test]
+    fn loom_a_dropped_notified_passes_notify_one_on() {
+        loom::model(|| {
+            let notify = Arc::new(Notify::new());
+            let dropped = {
+                let notify = notify.clone();
+                thread::spawn(move || {
+                    let mut notified = pin!(notify.notified());
+                    let mut cx = Context::from_waker(Waker::noop());
+                    if notified.as_mut().poll(&mut cx).is_ready() {
+                        notify.notify_one();
+                    }
+                })
+            };
+            let waiter = {
+                let notify = notify.clone();
+                thread::spawn(move || block_on(notify.notified()))
+            };
+            notify.notify_one();
+            dropped.join().unwrap();
+            waiter.join().unwrap();
+        });
+    }
+
+    /// `notify_waiters` completes a `Notified` created before it, even one
+    /// first polled after the call.
+    #[test]
+    fn loom_notify_waiters_completes_earlier_notified() {
+        loom::model(|| {
+            // `notified_owned` takes std's `Arc` (the public signature).
+            let notify = std::sync::Arc::new(Notify::new());
+            let notified = notify.clone().notified_owned();
+            let notifier = {
+                let notify = notify.clone();
+                thread::spawn(move || notify.notify_waiters())
+            };
+            block_on(notified);
+            notifier.join().unwrap();
+        });
+    }
+}
