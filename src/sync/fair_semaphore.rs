@@ -294,7 +294,9 @@ impl FairSemaphore {
             AcquireState::Idle => {
                 match self.try_acquire(needed) {
                     Ok(()) => return self.finish(state, Ok(())),
-                    Err(TryAcquireError::Closed) => return self.finish(state, Err(AcquireError(()))),
+                    Err(TryAcquireError::Closed) => {
+                        return self.finish(state, Err(AcquireError(())))
+                    }
                     Err(TryAcquireError::NoPermits) => {}
                 }
                 let mut waiters = self.lock();
@@ -419,7 +421,10 @@ impl Future for Acquire<'_> {
         let this = self.get_mut();
         #[cfg(feature = "rt")]
         let coop = std::task::ready!(crate::task::coop::poll_proceed(cx));
-        let result = std::task::ready!(this.semaphore.poll_acquire(cx, this.needed, &mut this.state));
+        let result =
+            std::task::ready!(this
+                .semaphore
+                .poll_acquire(cx, this.needed, &mut this.state));
         #[cfg(feature = "rt")]
         coop.made_progress();
         Poll::Ready(result)

@@ -123,7 +123,10 @@ impl<T> OnceCell<T> {
         // Relaxed: `&mut self` is exclusive; no other thread takes part.
         if self.value_set.load(Ordering::Relaxed) {
             // SAFETY: set, and `&mut self` excludes every other access.
-            Some(self.value.with_mut(|ptr| unsafe { (*ptr).assume_init_mut() }))
+            Some(
+                self.value
+                    .with_mut(|ptr| unsafe { (*ptr).assume_init_mut() }),
+            )
         } else {
             None
         }
@@ -194,7 +197,10 @@ impl<T> OnceCell<T> {
             // Cleared so that `Drop` does not drop the value we move out.
             self.value_set.store(false, Ordering::Relaxed);
             // SAFETY: set; read once, and `Drop` will not touch it again.
-            Some(self.value.with(|ptr| unsafe { ptr::read(ptr).assume_init() }))
+            Some(
+                self.value
+                    .with(|ptr| unsafe { ptr::read(ptr).assume_init() }),
+            )
         } else {
             None
         }

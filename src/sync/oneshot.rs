@@ -141,7 +141,10 @@ impl<T> Sender<T> {
     /// Sends `t`; returns it back if the receiver was dropped or closed.
     /// Consumes the sender: a oneshot carries one value.
     pub fn send(mut self, t: T) -> Result<(), T> {
-        let inner = self.inner.take().expect("a Sender has its channel until it sends");
+        let inner = self
+            .inner
+            .take()
+            .expect("a Sender has its channel until it sends");
         let mut state = inner.lock();
         if state.rx_closed {
             // The receiver is gone: the value goes back to the caller, and
@@ -195,7 +198,9 @@ impl<T> Sender<T> {
 
 impl<T> Drop for Sender<T> {
     fn drop(&mut self) {
-        let Some(inner) = self.inner.take() else { return };
+        let Some(inner) = self.inner.take() else {
+            return;
+        };
         let mut state = inner.lock();
         state.tx_done = true;
         let waker = state.rx_waker.take();
@@ -261,7 +266,9 @@ impl<T> Receiver<T> {
 
 impl<T> Drop for Receiver<T> {
     fn drop(&mut self) {
-        let Some(inner) = self.inner.take() else { return };
+        let Some(inner) = self.inner.take() else {
+            return;
+        };
         let mut state = inner.lock();
         state.rx_closed = true;
         let value = state.value.take();

@@ -116,7 +116,10 @@ impl<T> SetOnce<T> {
             // Cleared so that `Drop` does not drop the value moved out.
             self.value_set.store(false, Ordering::Relaxed);
             // SAFETY: set; read once, and `Drop` will not touch it again.
-            Some(self.value.with(|ptr| unsafe { ptr::read(ptr).assume_init() }))
+            Some(
+                self.value
+                    .with(|ptr| unsafe { ptr::read(ptr).assume_init() }),
+            )
         } else {
             None
         }

@@ -233,10 +233,7 @@ impl<T> Receiver<T> {
     /// Waits for a value for which `f` returns `true` (checking the current
     /// value first) and returns it, marked seen. Fails once every sender is
     /// gone and no value left satisfies `f`.
-    pub async fn wait_for(
-        &mut self,
-        f: impl FnMut(&T) -> bool,
-    ) -> Result<Ref<'_, T>, RecvError> {
+    pub async fn wait_for(&mut self, f: impl FnMut(&T) -> bool) -> Result<Ref<'_, T>, RecvError> {
         cooperative(self.wait_for_inner(f)).await
     }
 

@@ -49,7 +49,7 @@ fn once_cell_set_get_and_errors() {
 fn once_cell_set_during_initialisation_is_refused() {
     let p = Poller::new();
     let cell = OnceCell::new();
-    let mut init = boxed(cell.get_or_init(|| std::future::pending::<u8>()));
+    let mut init = boxed(cell.get_or_init(std::future::pending::<u8>));
     assert!(p.poll(&mut init).is_pending());
     let err = cell.set(1).unwrap_err();
     assert!(err.is_initializing_err());
@@ -87,7 +87,10 @@ fn once_cell_const_constructors() {
     static FULL: OnceCell<u8> = OnceCell::const_new_with(7);
     assert_eq!(FULL.get(), Some(&7));
     assert!(FULL.set(1).unwrap_err().is_already_init_err());
-    assert_eq!(*futures::executor::block_on(EMPTY.get_or_init(|| async { 8 })), 8);
+    assert_eq!(
+        *futures::executor::block_on(EMPTY.get_or_init(|| async { 8 })),
+        8
+    );
 }
 
 #[test]

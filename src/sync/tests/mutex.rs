@@ -9,7 +9,10 @@ fn lock_waits_for_the_guard_and_is_fair() {
     let mutex = Mutex::new(0);
     let guard = mutex.try_lock().unwrap();
     assert!(mutex.try_lock().is_err());
-    assert_eq!(mutex.try_lock().unwrap_err().to_string(), "operation would block");
+    assert_eq!(
+        mutex.try_lock().unwrap_err().to_string(),
+        "operation would block"
+    );
     let mut first = boxed(mutex.lock());
     let mut second = boxed(mutex.lock());
     assert!(p.poll(&mut first).is_pending());

@@ -79,7 +79,9 @@ fn closed_completes_when_the_receiver_goes() {
         assert!(p.poll(&mut closed).is_ready());
     }
     assert!(tx.is_closed());
-    assert!(tx.poll_closed(&mut std::task::Context::from_waker(&std::task::Waker::noop())).is_ready());
+    assert!(tx
+        .poll_closed(&mut std::task::Context::from_waker(std::task::Waker::noop()))
+        .is_ready());
 }
 
 #[test]

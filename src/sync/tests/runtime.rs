@@ -59,7 +59,10 @@ fn an_always_free_semaphore_yields_to_other_tasks() {
         })
     });
     let i = seen.expect("the loop starved the other task");
-    assert!(i <= crate::task::coop::INITIAL_BUDGET as usize, "yielded only after {i}");
+    assert!(
+        i <= crate::task::coop::INITIAL_BUDGET as usize,
+        "yielded only after {i}"
+    );
 }
 
 #[test]
@@ -109,7 +112,10 @@ fn an_always_ready_watch_yields_to_other_tasks() {
         })
     });
     drop(tx);
-    assert!(seen.is_some(), "watch::Receiver::changed starved the other task");
+    assert!(
+        seen.is_some(),
+        "watch::Receiver::changed starved the other task"
+    );
 }
 
 #[test]

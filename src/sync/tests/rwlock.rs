@@ -96,7 +96,10 @@ fn mapped_and_owned_guards() {
     let or = futures::executor::block_on(lock.clone().read_owned());
     let or = crate::sync::OwnedRwLockReadGuard::map(or, |v| &v.0);
     assert_eq!(*or, 10);
-    assert!(Arc::ptr_eq(crate::sync::OwnedRwLockReadGuard::rwlock(&or), &lock));
+    assert!(Arc::ptr_eq(
+        crate::sync::OwnedRwLockReadGuard::rwlock(&or),
+        &lock
+    ));
     assert_eq!(format!("{lock:?}"), "RwLock { data: (10, 2) }");
     drop(or);
     let ow = futures::executor::block_on(lock.clone().write_owned());

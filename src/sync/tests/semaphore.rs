@@ -86,14 +86,20 @@ fn close_fails_every_waiter_and_later_acquire() {
         other => panic!("expected AcquireError, got {other:?}"),
     };
     assert_eq!(err.to_string(), "semaphore closed");
-    assert!(matches!(p.poll(&mut b), std::task::Poll::Ready(Err(AcquireError(())))));
+    assert!(matches!(
+        p.poll(&mut b),
+        std::task::Poll::Ready(Err(AcquireError(())))
+    ));
     assert_eq!(sem.try_acquire().unwrap_err(), TryAcquireError::Closed);
     assert!(futures::executor::block_on(sem.acquire()).is_err());
     // A permit held across the close still returns.
     drop(held);
     assert_eq!(sem.available_permits(), 1);
     assert_eq!(TryAcquireError::Closed.to_string(), "semaphore closed");
-    assert_eq!(TryAcquireError::NoPermits.to_string(), "no permits available");
+    assert_eq!(
+        TryAcquireError::NoPermits.to_string(),
+        "no permits available"
+    );
 }
 
 #[test]
@@ -147,7 +153,10 @@ fn const_new_makes_a_static_semaphore() {
     assert_eq!(SEM.available_permits(), 1);
     drop(a);
     assert_eq!(SEM.available_permits(), 2);
-    assert_eq!(format!("{:?}", SEM), "Semaphore { ll_sem: Semaphore { permits: 2 } }");
+    assert_eq!(
+        format!("{:?}", SEM),
+        "Semaphore { ll_sem: Semaphore { permits: 2 } }"
+    );
 }
 
 #[test]

@@ -6,7 +6,7 @@ use std::task::Poll;
 fn changed_waits_for_an_unseen_version_and_marks_it_seen() {
     let p = Poller::new();
     let (tx, mut rx) = watch::channel(0);
-    assert_eq!(rx.has_changed().unwrap(), false);
+    assert!(!rx.has_changed().unwrap());
     {
         let mut changed = boxed(rx.changed());
         assert!(p.poll(&mut changed).is_pending());
@@ -17,7 +17,7 @@ fn changed_waits_for_an_unseen_version_and_marks_it_seen() {
     // `changed` marked version 1 seen; `borrow` does not change that.
     assert_eq!(*rx.borrow(), 1);
     assert!(!rx.borrow().has_changed());
-    assert_eq!(rx.has_changed().unwrap(), false);
+    assert!(!rx.has_changed().unwrap());
 
     // Two sends before a look: one change, the latest value.
     tx.send(2).unwrap();
@@ -39,7 +39,10 @@ fn mark_changed_and_unchanged() {
     let (tx, mut rx) = watch::channel("a");
     rx.mark_changed();
     assert!(rx.has_changed().unwrap());
-    assert!(matches!(p.poll(&mut boxed(rx.changed())), Poll::Ready(Ok(()))));
+    assert!(matches!(
+        p.poll(&mut boxed(rx.changed())),
+        Poll::Ready(Ok(()))
+    ));
     tx.send_replace("b");
     rx.mark_unchanged();
     assert!(!rx.has_changed().unwrap());
@@ -57,8 +60,14 @@ fn dropping_every_sender_closes_after_the_last_value_is_seen() {
     drop(tx2);
     assert!(rx.is_closed());
     // The unseen value still comes first.
-    assert!(matches!(p.poll(&mut boxed(rx.changed())), Poll::Ready(Ok(()))));
-    assert!(matches!(p.poll(&mut boxed(rx.changed())), Poll::Ready(Err(_))));
+    assert!(matches!(
+        p.poll(&mut boxed(rx.changed())),
+        Poll::Ready(Ok(()))
+    ));
+    assert!(matches!(
+        p.poll(&mut boxed(rx.changed())),
+        Poll::Ready(Err(_))
+    ));
     assert!(rx.has_changed().is_err());
     assert_eq!(watch::error::RecvError(()).to_string(), "channel closed");
 }
@@ -115,7 +124,10 @@ fn a_panic_in_send_modify_makes_no_version_and_leaves_the_channel_usable() {
 fn wait_for_checks_the_current_value_then_new_ones() {
     let p = Poller::new();
     let (tx, mut rx) = watch::channel(1);
-    assert_eq!(*futures::executor::block_on(rx.wait_for(|v| *v == 1)).unwrap(), 1);
+    assert_eq!(
+        *futures::executor::block_on(rx.wait_for(|v| *v == 1)).unwrap(),
+        1
+    );
     let mut waiting = boxed(rx.wait_for(|v| *v == 3));
     assert!(p.poll(&mut waiting).is_pending());
     tx.send(2).unwrap();
