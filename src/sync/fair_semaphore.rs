@@ -192,6 +192,10 @@ impl FairSemaphore {
         if n == 0 {
             return;
         }
+        assert!(
+            n <= MAX_PERMITS,
+            "cannot add more than MAX_PERMITS permits ({MAX_PERMITS})"
+        );
         self.release_locked(n, self.lock());
     }
 

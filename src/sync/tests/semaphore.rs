@@ -147,6 +147,20 @@ fn more_than_max_permits_panics() {
 }
 
 #[test]
+#[should_panic(expected = "would overflow MAX_PERMITS")]
+fn adding_permits_beyond_max_panics() {
+    let sem = Semaphore::new(1);
+    sem.add_permits(Semaphore::MAX_PERMITS);
+}
+
+#[test]
+fn max_permits_can_be_added_to_an_empty_semaphore() {
+    let sem = Semaphore::new(0);
+    sem.add_permits(Semaphore::MAX_PERMITS);
+    assert_eq!(sem.available_permits(), Semaphore::MAX_PERMITS);
+}
+
+#[test]
 fn const_new_makes_a_static_semaphore() {
     static SEM: Semaphore = Semaphore::const_new(2);
     let a = SEM.try_acquire().unwrap();
