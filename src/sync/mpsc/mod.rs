@@ -43,5 +43,6 @@ pub use unbounded::{unbounded_channel, UnboundedReceiver, UnboundedSender, WeakU
 #[cfg(all(test, not(tokiwa_loom)))]
 mod tests;
 
-#[cfg(all(test, tokiwa_loom))]
+// Loom models; without `--cfg tokiwa_loom` they run once as plain tests.
+#[cfg(test)]
 mod loom_tests;
