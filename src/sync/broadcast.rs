@@ -137,6 +137,40 @@ impl<T> Shared<T> {
         self.mask as u64 + 1
     }
 
+    /// Looks at a receiver's position `next`; on a lag, moves it to the
+    /// oldest value held.
+    fn find(&self, st: &State<T>, next: &mut u64) -> Found {
+        if *next == st.tail {
+            return if st.tx_closed {
+                Found::Closed
+            } else {
+                Found::Empty
+            };
+        }
+        let idx = (*next & self.mask as u64) as usize;
+        if st.slots[idx].pos == *next {
+            return Found::Value(idx);
+        }
+        let oldest = st.tail - self.capacity();
+        let missed = oldest - *next;
+        *next = oldest;
+        Found::Lagged(missed)
+    }
+
+    /// Marks the value in slot `idx` read by the receiver at `next`;
+    /// returns it when this was its last reader, to be dropped after the
+    /// lock.
+    fn consume(st: &mut State<T>, idx: usize, next: &mut u64) -> Option<T> {
+        *next += 1;
+        let slot = &mut st.slots[idx];
+        slot.rem -= 1;
+        if slot.rem == 0 {
+            slot.val.take()
+        } else {
+            None
+        }
+    }
+
     fn new_receiver(self: &Arc<Self>) -> Receiver<T> {
         let mut st = self.lock();
         assert!(st.rx_count != MAX_RECEIVERS, "max receivers");
@@ -431,39 +465,6 @@ impl<T> Receiver<T> {
     pub fn is_closed(&self) -> bool {
         self.shared.tx_count.load(Ordering::SeqCst) == 0
     }
-
-    /// Looks at this receiver's position; on a lag, moves it to the oldest
-    /// value held.
-    fn find(&mut self, st: &State<T>) -> Found {
-        if self.next == st.tail {
-            return if st.tx_closed {
-                Found::Closed
-            } else {
-                Found::Empty
-            };
-        }
-        let idx = (self.next & self.shared.mask as u64) as usize;
-        if st.slots[idx].pos == self.next {
-            return Found::Value(idx);
-        }
-        let oldest = st.tail - self.shared.capacity();
-        let missed = oldest - self.next;
-        self.next = oldest;
-        Found::Lagged(missed)
-    }
-
-    /// Marks the value in `idx` read by this receiver; returns it when
-    /// this was its last reader, to be dropped after the lock.
-    fn consume(&mut self, st: &mut State<T>, idx: usize) -> Option<T> {
-        self.next += 1;
-        let slot = &mut st.slots[idx];
-        slot.rem -= 1;
-        if slot.rem == 0 {
-            slot.val.take()
-        } else {
-            None
-        }
-    }
 }
 
 impl<T: Clone> Receiver<T> {
@@ -496,12 +497,12 @@ impl<T: Clone> Receiver<T> {
     /// [`recv`](Receiver::recv), and [`TryRecvError::Empty`] when there is
     /// nothing new yet.
     pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
-        let shared = self.shared.clone();
+        let Receiver { shared, next } = self;
         let mut st = shared.lock();
-        match self.find(&st) {
+        match shared.find(&st, next) {
             Found::Value(idx) => {
                 let value = st.slots[idx].val.clone();
-                let last = self.consume(&mut st, idx);
+                let last = Shared::consume(&mut st, idx, next);
                 drop(st);
                 drop(last);
                 value.ok_or(TryRecvError::Closed)
@@ -569,9 +570,9 @@ impl<T: Clone> Future for Recv<'_, T> {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let coop = ready!(poll_proceed(cx));
         let this = self.get_mut();
-        let shared = this.receiver.shared.clone();
+        let Receiver { shared, next } = &mut *this.receiver;
         let mut st = shared.lock();
-        let found = this.receiver.find(&st);
+        let found = shared.find(&st, next);
         if let Found::Empty = found {
             let old = match this.key {
                 Some(key) if st.rx_waiters.is_queued(key) => {
@@ -600,7 +601,7 @@ impl<T: Clone> Future for Recv<'_, T> {
         let (result, last) = match found {
             Found::Value(idx) => {
                 let value = st.slots[idx].val.clone();
-                let last = this.receiver.consume(&mut st, idx);
+                let last = Shared::consume(&mut st, idx, next);
                 (value.ok_or(RecvError::Closed), last)
             }
             Found::Closed => (Err(RecvError::Closed), None),

@@ -561,14 +561,20 @@ impl<T> OwnedPermit<T> {
     /// Sends `value` into the reserved slot and gives the sender back.
     /// This cannot fail or wait.
     pub fn send(mut self, value: T) -> Sender<T> {
-        let sender = self.sender.take().expect("an unused permit holds its sender");
+        let sender = self
+            .sender
+            .take()
+            .expect("an unused permit holds its sender");
         sender.chan.send_with_permit(value);
         sender
     }
 
     /// Gives the reserved slot back unused, and the sender with it.
     pub fn release(mut self) -> Sender<T> {
-        let sender = self.sender.take().expect("an unused permit holds its sender");
+        let sender = self
+            .sender
+            .take()
+            .expect("an unused permit holds its sender");
         sender.chan.release(1);
         sender
     }

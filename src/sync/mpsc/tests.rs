@@ -74,8 +74,15 @@ fn a_full_channel_makes_senders_wait_until_a_receive() {
     let mut send = pin!(tx.send(3));
     assert!(poll_once(send.as_mut(), &waker).is_pending());
     assert_eq!(rx.try_recv(), Ok(1));
-    assert_eq!(wakes.0.load(Ordering::SeqCst), 1, "the receive wakes the sender");
-    assert!(matches!(poll_once(send.as_mut(), &waker), Poll::Ready(Ok(()))));
+    assert_eq!(
+        wakes.0.load(Ordering::SeqCst),
+        1,
+        "the receive wakes the sender"
+    );
+    assert!(matches!(
+        poll_once(send.as_mut(), &waker),
+        Poll::Ready(Ok(()))
+    ));
     assert_eq!(rx.try_recv(), Ok(2));
     assert_eq!(rx.try_recv(), Ok(3));
     assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
@@ -117,8 +124,14 @@ fn a_waiting_sender_is_served_before_a_later_try_send() {
 #[test]
 fn reserve_many_reserves_all_or_waits() {
     let (tx, mut rx) = channel::<u32>(4);
-    assert!(block_on(tx.reserve_many(5)).is_err(), "more than the capacity");
-    assert!(matches!(tx.try_reserve_many(5), Err(TrySendError::Full(()))));
+    assert!(
+        block_on(tx.reserve_many(5)).is_err(),
+        "more than the capacity"
+    );
+    assert!(matches!(
+        tx.try_reserve_many(5),
+        Err(TrySendError::Full(()))
+    ));
 
     let mut permits = block_on(tx.reserve_many(3)).unwrap();
     assert_eq!(permits.len(), 3);
@@ -248,7 +261,10 @@ fn closing_fails_waiting_senders() {
     assert!(poll_once(send.as_mut(), &waker).is_pending());
     rx.close();
     assert_eq!(wakes.0.load(Ordering::SeqCst), 1);
-    assert!(matches!(poll_once(send.as_mut(), &waker), Poll::Ready(Err(SendError(2)))));
+    assert!(matches!(
+        poll_once(send.as_mut(), &waker),
+        Poll::Ready(Err(SendError(2)))
+    ));
 }
 
 #[test]
@@ -313,8 +329,14 @@ fn same_channel_and_debug() {
     assert_eq!(SendError(1).to_string(), "channel closed");
     assert_eq!(format!("{:?}", TrySendError::Full(1)), "Full(..)");
     assert_eq!(TrySendError::Full(1).to_string(), "no available capacity");
-    assert_eq!(TryRecvError::Empty.to_string(), "receiving on an empty channel");
-    assert_eq!(TryRecvError::Disconnected.to_string(), "receiving on a closed channel");
+    assert_eq!(
+        TryRecvError::Empty.to_string(),
+        "receiving on an empty channel"
+    );
+    assert_eq!(
+        TryRecvError::Disconnected.to_string(),
+        "receiving on a closed channel"
+    );
 }
 
 #[test]
