@@ -572,33 +572,7 @@ impl<T: Clone> Future for Recv<'_, T> {
         let this = self.get_mut();
         let Receiver { shared, next } = &mut *this.receiver;
         let mut st = shared.lock();
-        let found = shared.find(&st, next);
-        if let Found::Empty = found {
-            let old = match this.key {
-                Some(key) if st.rx_waiters.is_queued(key) => {
-                    st.rx_waiters.set_waker(key, cx.waker())
-                }
-                Some(key) => {
-                    // Woken by a send another receiver consumed first, or
-                    // spuriously: wait again at the back.
-                    st.rx_waiters.remove(key);
-                    this.key = Some(st.rx_waiters.push_back((), cx.waker()));
-                    None
-                }
-                None => {
-                    this.key = Some(st.rx_waiters.push_back((), cx.waker()));
-                    None
-                }
-            };
-            drop(st);
-            drop(old);
-            return Poll::Pending;
-        }
-        if let Some(key) = this.key.take() {
-            st.rx_waiters.remove(key);
-        }
-        coop.made_progress();
-        let (result, last) = match found {
+        let (result, last) = match shared.find(&st, next) {
             Found::Value(idx) => {
                 let value = st.slots[idx].val.clone();
                 let last = Shared::consume(&mut st, idx, next);
@@ -606,9 +580,32 @@ impl<T: Clone> Future for Recv<'_, T> {
             }
             Found::Closed => (Err(RecvError::Closed), None),
             Found::Lagged(n) => (Err(RecvError::Lagged(n)), None),
-            Found::Empty => unreachable!("handled above"),
+            Found::Empty => {
+                let old = match this.key {
+                    Some(key) if st.rx_waiters.is_queued(key) => {
+                        st.rx_waiters.set_waker(key, cx.waker())
+                    }
+                    Some(key) => {
+                        // Woken, but another receive took the news (or the
+                        // wake was spurious): wait again at the back.
+                        let (_, old) = st.rx_waiters.remove(key);
+                        this.key = Some(st.rx_waiters.push_back((), cx.waker()));
+                        old
+                    }
+                    None => {
+                        this.key = Some(st.rx_waiters.push_back((), cx.waker()));
+                        None
+                    }
+                };
+                drop(st);
+                drop(old);
+                return Poll::Pending;
+            }
         };
+        let waker = this.key.take().and_then(|key| st.rx_waiters.remove(key).1);
+        coop.made_progress();
         drop(st);
+        drop(waker);
         drop(last);
         Poll::Ready(result)
     }
@@ -617,7 +614,8 @@ impl<T: Clone> Future for Recv<'_, T> {
 impl<T> Drop for Recv<'_, T> {
     fn drop(&mut self) {
         if let Some(key) = self.key.take() {
-            self.receiver.shared.lock().rx_waiters.remove(key);
+            let (_, waker) = self.receiver.shared.lock().rx_waiters.remove(key);
+            drop(waker);
         }
     }
 }
@@ -635,9 +633,12 @@ impl<T> Future for NoReceivers<'_, T> {
         let shared = self.shared;
         let mut st = shared.lock();
         if st.rx_count == 0 {
-            if let Some(key) = self.key.take() {
-                st.no_rx_waiters.remove(key);
-            }
+            let waker = self
+                .key
+                .take()
+                .and_then(|key| st.no_rx_waiters.remove(key).1);
+            drop(st);
+            drop(waker);
             return Poll::Ready(());
         }
         let old = match self.key {
@@ -646,9 +647,9 @@ impl<T> Future for NoReceivers<'_, T> {
             }
             Some(key) => {
                 // The last receiver went, but a new one subscribed since.
-                st.no_rx_waiters.remove(key);
+                let (_, old) = st.no_rx_waiters.remove(key);
                 self.key = Some(st.no_rx_waiters.push_back((), cx.waker()));
-                None
+                old
             }
             None => {
                 self.key = Some(st.no_rx_waiters.push_back((), cx.waker()));
@@ -664,7 +665,8 @@ impl<T> Future for NoReceivers<'_, T> {
 impl<T> Drop for NoReceivers<'_, T> {
     fn drop(&mut self) {
         if let Some(key) = self.key.take() {
-            self.shared.lock().no_rx_waiters.remove(key);
+            let (_, waker) = self.shared.lock().no_rx_waiters.remove(key);
+            drop(waker);
         }
     }
 }

@@ -255,7 +255,8 @@ impl<T> Chan<T> {
         if st.rx_closed {
             return Err(TryAcquireError::Closed);
         }
-        if st.send_waiters.is_empty() && st.permits >= n {
+        // Nothing asked for: nobody to wait behind.
+        if n == 0 || (st.send_waiters.is_empty() && st.permits >= n) {
             st.permits -= n;
             Ok(())
         } else {
@@ -429,11 +430,12 @@ impl<T> Chan<T> {
         let mut st = self.lock();
         self.close_locked(&mut st, &mut wakers);
         st.rx_dropped = true;
-        st.rx_waker = None;
+        let own_waker = st.rx_waker.take();
         let values = mem::take(&mut st.queue);
         self.release_locked(&mut st, values.len(), &mut wakers);
         drop(st);
         wake_all(wakers);
+        drop(own_waker);
         drop(values);
     }
 
@@ -494,7 +496,7 @@ impl<T> std::future::Future for Acquire<'_, T> {
                 coop.made_progress();
                 return Poll::Ready(Err(Closed));
             }
-            if st.send_waiters.is_empty() && st.permits >= self.need {
+            if self.need == 0 || (st.send_waiters.is_empty() && st.permits >= self.need) {
                 st.permits -= self.need;
                 coop.made_progress();
                 return Poll::Ready(Ok(()));
@@ -519,8 +521,9 @@ impl<T> std::future::Future for Acquire<'_, T> {
             return Poll::Pending;
         }
         // Dequeued: either served in full, or woken by the close.
+        // (Dequeuing took its waker: nothing to drop after the lock.)
         self.key = None;
-        let reservation = st.send_waiters.remove(key);
+        let (reservation, _no_waker) = st.send_waiters.remove(key);
         coop.made_progress();
         if reservation.assigned == reservation.need {
             return Poll::Ready(Ok(()));
@@ -538,11 +541,12 @@ impl<T> Drop for Acquire<'_, T> {
         let Some(key) = self.key.take() else { return };
         let mut wakers = Vec::new();
         let mut st = self.chan.lock();
-        let reservation = st.send_waiters.remove(key);
+        let (reservation, waker) = st.send_waiters.remove(key);
         self.chan
             .release_locked(&mut st, reservation.assigned, &mut wakers);
         drop(st);
         wake_all(wakers);
+        drop(waker);
     }
 }
 
@@ -560,9 +564,12 @@ impl<T> std::future::Future for RxClosed<'_, T> {
         let chan = self.chan;
         let mut st = chan.lock();
         if st.rx_closed {
-            if let Some(key) = self.key.take() {
-                st.closed_waiters.remove(key);
-            }
+            let waker = self
+                .key
+                .take()
+                .and_then(|key| st.closed_waiters.remove(key).1);
+            drop(st);
+            drop(waker);
             return Poll::Ready(());
         }
         let old = match self.key {
@@ -581,7 +588,8 @@ impl<T> std::future::Future for RxClosed<'_, T> {
 impl<T> Drop for RxClosed<'_, T> {
     fn drop(&mut self) {
         if let Some(key) = self.key.take() {
-            self.chan.lock().closed_waiters.remove(key);
+            let (_, waker) = self.chan.lock().closed_waiters.remove(key);
+            drop(waker);
         }
     }
 }

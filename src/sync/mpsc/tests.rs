@@ -438,3 +438,76 @@ mod with_runtime {
         });
     }
 }
+
+#[test]
+fn reserving_nothing_succeeds_even_when_full_but_not_when_closed() {
+    let (tx, rx) = channel::<u32>(1);
+    tx.try_send(1).unwrap();
+    assert_eq!(tx.try_reserve_many(0).unwrap().len(), 0);
+    assert_eq!(block_on(tx.reserve_many(0)).unwrap().len(), 0);
+    assert!(matches!(
+        tx.try_reserve_many(usize::MAX),
+        Err(TrySendError::Full(()))
+    ));
+    drop(rx);
+    assert!(matches!(
+        tx.try_reserve_many(0),
+        Err(TrySendError::Closed(()))
+    ));
+    assert!(block_on(tx.reserve_many(0)).is_err());
+}
+
+#[test]
+fn a_failed_partial_reservation_wakes_the_closed_receiver_once_idle() {
+    let (tx, mut rx) = channel::<u32>(2);
+    let permit = tx.try_reserve().unwrap();
+    let mut two = pin!(tx.reserve_many(2));
+    assert!(poll_once(two.as_mut(), Waker::noop()).is_pending());
+    rx.close();
+    let (wakes, waker) = counting_waker();
+    let mut recv = pin!(rx.recv());
+    assert!(poll_once(recv.as_mut(), &waker).is_pending());
+    drop(permit);
+    assert_eq!(wakes.0.load(Ordering::SeqCst), 0, "a slot is still held");
+    assert!(matches!(
+        poll_once(two.as_mut(), Waker::noop()),
+        Poll::Ready(Err(_))
+    ));
+    assert_eq!(wakes.0.load(Ordering::SeqCst), 1);
+    assert_eq!(poll_once(recv.as_mut(), &waker), Poll::Ready(None));
+}
+
+#[test]
+fn wakers_are_dropped_outside_the_lock() {
+    // A waker that owns a permit of the channel it waits on: dropping it
+    // gives the permit back, which takes the channel's lock.
+    struct PermitInWaker(#[allow(dead_code)] OwnedPermit<u32>);
+    impl Wake for PermitInWaker {
+        fn wake(self: Arc<Self>) {}
+    }
+
+    let (tx, rx) = channel::<u32>(2);
+    let permit = tx.clone().try_reserve_owned().unwrap();
+    tx.try_send(1).unwrap();
+    let waker = Waker::from(Arc::new(PermitInWaker(permit)));
+    let mut reserve = Box::pin(tx.reserve());
+    assert!(poll_once(reserve.as_mut(), &waker).is_pending());
+    drop(waker);
+    // Closing wakes (and so drops) the only reference to that waker.
+    drop(rx);
+    assert!(matches!(
+        poll_once(reserve.as_mut(), Waker::noop()),
+        Poll::Ready(Err(_))
+    ));
+
+    // The same when the waiting future itself is dropped.
+    let (tx, _rx) = channel::<u32>(2);
+    let permit = tx.clone().try_reserve_owned().unwrap();
+    tx.try_send(1).unwrap();
+    let waker = Waker::from(Arc::new(PermitInWaker(permit)));
+    let mut reserve = Box::pin(tx.reserve());
+    assert!(poll_once(reserve.as_mut(), &waker).is_pending());
+    drop(waker);
+    drop(reserve);
+    assert_eq!(tx.capacity(), 1);
+}

@@ -111,10 +111,15 @@ impl<D> WaitList<D> {
         }
     }
 
-    /// The owner's removal of its entry (queued or not); returns its data.
-    pub(crate) fn remove(&mut self, key: usize) -> D {
+    /// The owner's removal of its entry (queued or not); returns its data
+    /// and its waker if it still had one, to be dropped after the lock is
+    /// released (a waker may own anything, a permit of this very channel
+    /// among them, whose drop takes the lock).
+    #[must_use = "drop the waker after releasing the lock"]
+    pub(crate) fn remove(&mut self, key: usize) -> (D, Option<Waker>) {
         self.unlink(key);
-        self.entries.remove(key).data
+        let entry = self.entries.remove(key);
+        (entry.data, entry.waker)
     }
 
     fn unlink(&mut self, key: usize) {
@@ -166,7 +171,7 @@ mod tests {
         let b = list.push_back(2, waker);
         let c = list.push_back(3, waker);
         assert_eq!(order(&list), vec![a, b, c]);
-        assert_eq!(list.remove(b), 2);
+        assert_eq!(list.remove(b).0, 2);
         assert_eq!(order(&list), vec![a, c]);
         assert!(list.dequeue(a).is_some());
         assert!(!list.is_queued(a));
@@ -174,7 +179,7 @@ mod tests {
         // A dequeued entry keeps its key until its owner removes it.
         let d = list.push_back(4, waker);
         assert_ne!(d, a);
-        assert_eq!(list.remove(a), 1);
+        assert_eq!(list.remove(a).0, 1);
         assert_eq!(order(&list), vec![c, d]);
         let mut wakers = Vec::new();
         list.dequeue_all(&mut wakers);
