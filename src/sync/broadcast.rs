@@ -33,8 +33,10 @@
 //! tail` means nothing new, and a slot holding another position than
 //! `next` means it was overwritten: the receiver lagged. Waiting receivers
 //! sit in a [`WaitList`]; every wait spends the task's cooperative budget,
-//! as tokio's does. Values are cloned under the lock (a `Clone` that sends
-//! on the same channel deadlocks) but freed, and wakers woken, after it.
+//! as tokio's does. The last reader of a value takes it instead of a
+//! clone. Clones are made under the lock (a `Clone` that uses the same
+//! channel deadlocks), but overwritten values are dropped, and wakers
+//! woken or dropped, after it.
 use crate::loom::sync::atomic::{AtomicUsize, Ordering};
 use crate::loom::sync::{Arc, Mutex, MutexGuard};
 use crate::sync::mpsc::waiters::WaitList;
@@ -157,17 +159,22 @@ impl<T> Shared<T> {
         Found::Lagged(missed)
     }
 
-    /// Marks the value in slot `idx` read by the receiver at `next`;
-    /// returns it when this was its last reader, to be dropped after the
-    /// lock.
-    fn consume(st: &mut State<T>, idx: usize, next: &mut u64) -> Option<T> {
+    /// Reads the value in slot `idx` for the receiver at `next`: moved out
+    /// if this was its last reader, cloned otherwise. The receiver's
+    /// position and the slot's count change first, so a `Clone` that
+    /// panics loses this value for this receiver but leaves the channel
+    /// consistent (as in tokio).
+    fn read(st: &mut State<T>, idx: usize, next: &mut u64) -> Option<T>
+    where
+        T: Clone,
+    {
         *next += 1;
         let slot = &mut st.slots[idx];
         slot.rem -= 1;
         if slot.rem == 0 {
             slot.val.take()
         } else {
-            None
+            slot.val.clone()
         }
     }
 
@@ -500,13 +507,7 @@ impl<T: Clone> Receiver<T> {
         let Receiver { shared, next } = self;
         let mut st = shared.lock();
         match shared.find(&st, next) {
-            Found::Value(idx) => {
-                let value = st.slots[idx].val.clone();
-                let last = Shared::consume(&mut st, idx, next);
-                drop(st);
-                drop(last);
-                value.ok_or(TryRecvError::Closed)
-            }
+            Found::Value(idx) => Shared::read(&mut st, idx, next).ok_or(TryRecvError::Closed),
             Found::Empty => Err(TryRecvError::Empty),
             Found::Closed => Err(TryRecvError::Closed),
             Found::Lagged(n) => Err(TryRecvError::Lagged(n)),
@@ -572,14 +573,10 @@ impl<T: Clone> Future for Recv<'_, T> {
         let this = self.get_mut();
         let Receiver { shared, next } = &mut *this.receiver;
         let mut st = shared.lock();
-        let (result, last) = match shared.find(&st, next) {
-            Found::Value(idx) => {
-                let value = st.slots[idx].val.clone();
-                let last = Shared::consume(&mut st, idx, next);
-                (value.ok_or(RecvError::Closed), last)
-            }
-            Found::Closed => (Err(RecvError::Closed), None),
-            Found::Lagged(n) => (Err(RecvError::Lagged(n)), None),
+        let result = match shared.find(&st, next) {
+            Found::Value(idx) => Shared::read(&mut st, idx, next).ok_or(RecvError::Closed),
+            Found::Closed => Err(RecvError::Closed),
+            Found::Lagged(n) => Err(RecvError::Lagged(n)),
             Found::Empty => {
                 let old = match this.key {
                     Some(key) if st.rx_waiters.is_queued(key) => {
@@ -606,7 +603,6 @@ impl<T: Clone> Future for Recv<'_, T> {
         coop.made_progress();
         drop(st);
         drop(waker);
-        drop(last);
         Poll::Ready(result)
     }
 }

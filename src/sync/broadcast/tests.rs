@@ -257,3 +257,54 @@ mod with_runtime {
         });
     }
 }
+
+#[test]
+fn a_panicking_clone_loses_only_that_value() {
+    #[derive(Debug, PartialEq)]
+    struct PanicsOnZero(u32);
+    impl Clone for PanicsOnZero {
+        fn clone(&self) -> Self {
+            assert_ne!(self.0, 0, "cloning zero");
+            PanicsOnZero(self.0)
+        }
+    }
+    let (tx, mut rx) = channel(4);
+    let _other = tx.subscribe(); // so that values are cloned, not moved
+    tx.send(PanicsOnZero(0)).unwrap();
+    tx.send(PanicsOnZero(1)).unwrap();
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| rx.try_recv()));
+    assert!(caught.is_err());
+    assert_eq!(rx.try_recv(), Ok(PanicsOnZero(1)));
+    assert_eq!(tx.send(PanicsOnZero(2)).unwrap(), 2);
+}
+
+#[test]
+fn wakers_are_dropped_and_woken_outside_the_lock() {
+    // A waker that sends on the channel when dropped.
+    struct SendOnDrop(Sender<()>);
+    impl Drop for SendOnDrop {
+        fn drop(&mut self) {
+            let _ = self.0.send(());
+        }
+    }
+    impl Wake for SendOnDrop {
+        fn wake(self: Arc<Self>) {}
+    }
+
+    // Replaced by a later poll's waker.
+    let (tx, mut rx) = channel(4);
+    let mut recv = Box::pin(rx.recv());
+    let waker = Waker::from(Arc::new(SendOnDrop(tx)));
+    assert!(poll_once(recv.as_mut(), &waker).is_pending());
+    drop(waker);
+    let _ = poll_once(recv.as_mut(), Waker::noop());
+    drop(recv);
+
+    // Woken (and dropped) by a send.
+    let (tx, mut rx) = channel(4);
+    let mut recv = Box::pin(rx.recv());
+    let waker = Waker::from(Arc::new(SendOnDrop(tx.clone())));
+    assert!(poll_once(recv.as_mut(), &waker).is_pending());
+    drop(waker);
+    tx.send(()).unwrap();
+}
