@@ -497,7 +497,7 @@ impl<T> Drop for WeakSender<T> {
 
 impl<T> fmt::Debug for WeakSender<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("WeakSender").finish_non_exhaustive()
+        f.debug_struct("WeakSender").finish()
     }
 }
 

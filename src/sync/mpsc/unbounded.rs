@@ -256,7 +256,6 @@ impl<T> Drop for WeakUnboundedSender<T> {
 
 impl<T> fmt::Debug for WeakUnboundedSender<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("WeakUnboundedSender")
-            .finish_non_exhaustive()
+        f.debug_struct("WeakUnboundedSender").finish()
     }
 }
