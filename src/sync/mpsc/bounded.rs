@@ -266,14 +266,12 @@ impl<T> Sender<T> {
     /// channel (that takes precedence), or [`TrySendError::Full`] if there
     /// is no free capacity; the value comes back in the error.
     pub fn try_send(&self, message: T) -> Result<(), TrySendError<T>> {
-        match self.chan.try_acquire(1) {
-            Ok(()) => {
-                self.chan.send_with_permit(message);
-                Ok(())
-            }
-            Err(TryAcquireError::Closed) => Err(TrySendError::Closed(message)),
-            Err(TryAcquireError::NoPermits) => Err(TrySendError::Full(message)),
-        }
+        self.chan
+            .try_send_bounded(message)
+            .map_err(|(e, message)| match e {
+                TryAcquireError::Closed => TrySendError::Closed(message),
+                TryAcquireError::NoPermits => TrySendError::Full(message),
+            })
     }
 
     /// Sends a value, waiting at most `timeout` for capacity.

@@ -249,6 +249,26 @@ impl<T> Chan<T> {
         }
     }
 
+    /// Sends through a bounded channel if a permit is free right now,
+    /// taking the permit and queuing the value under one lock.
+    pub(crate) fn try_send_bounded(&self, value: T) -> Result<(), (TryAcquireError, T)> {
+        let mut st = self.lock();
+        if st.rx_closed {
+            return Err((TryAcquireError::Closed, value));
+        }
+        if !st.send_waiters.is_empty() || st.permits == 0 {
+            return Err((TryAcquireError::NoPermits, value));
+        }
+        st.permits -= 1;
+        st.queue.push_back(value);
+        let waker = st.rx_waker.take();
+        drop(st);
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+        Ok(())
+    }
+
     /// Takes `n` permits if they are free and nobody waits before us.
     pub(crate) fn try_acquire(&self, n: usize) -> Result<(), TryAcquireError> {
         let mut st = self.lock();
