@@ -669,3 +669,7 @@ impl<T> Drop for NoReceivers<'_, T> {
 
 #[cfg(all(test, not(tokiwa_loom)))]
 mod tests;
+
+// Loom models; without `--cfg tokiwa_loom` they run once as plain tests.
+#[cfg(test)]
+mod loom_tests;
