@@ -177,18 +177,6 @@ impl<T> Shared<T> {
             slot.val.clone()
         }
     }
-
-    fn new_receiver(self: &Arc<Self>) -> Receiver<T> {
-        let mut st = self.lock();
-        assert!(st.rx_count != MAX_RECEIVERS, "max receivers");
-        st.rx_count += 1;
-        let next = st.tail;
-        drop(st);
-        Receiver {
-            shared: self.clone(),
-            next,
-        }
-    }
 }
 
 impl<T> Sender<T> {
@@ -259,7 +247,7 @@ impl<T> Sender<T> {
 
     /// A new receiver, which sees the values sent from now on.
     pub fn subscribe(&self) -> Receiver<T> {
-        self.shared.new_receiver()
+        new_receiver(&self.shared)
     }
 
     /// A [`WeakSender`] for this channel, which does not keep it open.
@@ -431,6 +419,20 @@ impl<T> fmt::Debug for WeakSender<T> {
     }
 }
 
+/// A receiver that reads from the current tail. (A free function: loom's
+/// `Arc` cannot be a method receiver.)
+fn new_receiver<T>(shared: &Arc<Shared<T>>) -> Receiver<T> {
+    let mut st = shared.lock();
+    assert!(st.rx_count != MAX_RECEIVERS, "max receivers");
+    st.rx_count += 1;
+    let next = st.tail;
+    drop(st);
+    Receiver {
+        shared: shared.clone(),
+        next,
+    }
+}
+
 /// What a receiver finds at its position, with the lock held.
 enum Found {
     /// A value to clone; the slot index.
@@ -478,7 +480,7 @@ impl<T: Clone> Receiver<T> {
     /// A new receiver of the same channel, which sees the values sent from
     /// now on (not those this one has yet to read).
     pub fn resubscribe(&self) -> Self {
-        self.shared.new_receiver()
+        new_receiver(&self.shared)
     }
 
     /// Receives the next value, waiting if this receiver has read
