@@ -79,3 +79,35 @@ fn loom_waiting_sender_is_woken_by_recv() {
         sender.join().unwrap();
     });
 }
+
+#[test]
+fn loom_close_fails_a_waiting_sender() {
+    model(|| {
+        let (tx, mut rx) = channel::<u32>(1);
+        tx.try_send(1).unwrap();
+        let sender = thread::spawn(move || block_on(tx.send(2)).is_err());
+        rx.close();
+        assert!(
+            sender.join().unwrap(),
+            "no capacity was freed before the close"
+        );
+        assert_eq!(block_on(rx.recv()), Some(1));
+        assert_eq!(block_on(rx.recv()), None);
+    });
+}
+
+#[test]
+fn loom_two_waiting_senders_are_both_served() {
+    model(|| {
+        let (tx, mut rx) = channel::<u32>(1);
+        let tx2 = tx.clone();
+        let first = thread::spawn(move || block_on(tx.send(1)).unwrap());
+        let second = thread::spawn(move || block_on(tx2.send(2)).unwrap());
+        let mut got = [block_on(rx.recv()), block_on(rx.recv())];
+        got.sort();
+        assert_eq!(got, [Some(1), Some(2)]);
+        assert_eq!(block_on(rx.recv()), None);
+        first.join().unwrap();
+        second.join().unwrap();
+    });
+}
