@@ -585,8 +585,8 @@ impl<T: Clone> Future for Recv<'_, T> {
                         st.rx_waiters.set_waker(key, cx.waker())
                     }
                     Some(key) => {
-                        // Woken, but another receive took the news (or the
-                        // wake was spurious): wait again at the back.
+                        // Dequeued, yet nothing to find (a send or the
+                        // close always leaves something): queue again.
                         let (_, old) = st.rx_waiters.remove(key);
                         this.key = Some(st.rx_waiters.push_back((), cx.waker()));
                         old
