@@ -308,3 +308,53 @@ fn wakers_are_dropped_and_woken_outside_the_lock() {
     drop(waker);
     tx.send(()).unwrap();
 }
+
+#[test]
+fn a_lagging_receiver_recovers_once_the_senders_are_gone() {
+    let (tx, mut rx) = channel(2);
+    for i in 1..=4 {
+        tx.send(i).unwrap();
+    }
+    drop(tx);
+    assert_eq!(rx.try_recv(), Err(TryRecvError::Lagged(2)));
+    assert_eq!(rx.try_recv(), Ok(3));
+    assert_eq!(rx.try_recv(), Ok(4));
+    assert_eq!(rx.try_recv(), Err(TryRecvError::Closed));
+
+    let (tx, mut rx) = channel(1);
+    tx.send(1).unwrap();
+    tx.send(2).unwrap();
+    drop(tx);
+    assert_eq!(rx.try_recv(), Err(TryRecvError::Lagged(1)));
+    assert_eq!(rx.try_recv(), Ok(2));
+    assert_eq!(rx.try_recv(), Err(TryRecvError::Closed));
+    let mut resubscribed = rx.resubscribe();
+    assert_eq!(resubscribed.try_recv(), Err(TryRecvError::Closed));
+}
+
+#[test]
+fn sender_len_tracks_the_slowest_receiver() {
+    // A fixed pseudo-random walk of sends and receives on two receivers.
+    let (tx, mut rx1) = channel(16);
+    let mut rx2 = tx.subscribe();
+    let mut seed: u32 = 0x2545_f491;
+    for _ in 0..2000 {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        match seed % 4 {
+            0 => {
+                let _ = rx1.try_recv();
+            }
+            1 => {
+                let _ = rx2.try_recv();
+            }
+            _ => {
+                tx.send(0).unwrap();
+            }
+        }
+        let expected = rx1.len().max(rx2.len()).min(16);
+        assert_eq!(tx.len(), expected);
+        assert_eq!(tx.is_empty(), expected == 0);
+    }
+}
