@@ -413,6 +413,36 @@ mod with_runtime {
         });
     }
 
+    /// Senders on several workers, one receiver: every value arrives once,
+    /// each sender's values in its order, and back-pressure never loses a
+    /// wakeup across threads.
+    #[cfg(feature = "rt-multi-thread")]
+    #[test]
+    fn many_senders_on_a_multi_thread_runtime() {
+        let rt = Builder::new_multi_thread()
+            .worker_threads(2)
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let (tx, mut rx) = channel::<(u32, u32)>(4);
+            for sender in 0..4 {
+                let tx = tx.clone();
+                crate::spawn(async move {
+                    for i in 0..1000 {
+                        tx.send((sender, i)).await.unwrap();
+                    }
+                });
+            }
+            drop(tx);
+            let mut next = [0u32; 4];
+            while let Some((sender, i)) = rx.recv().await {
+                assert_eq!(next[sender as usize], i);
+                next[sender as usize] += 1;
+            }
+            assert_eq!(next, [1000; 4]);
+        });
+    }
+
     #[cfg(feature = "time")]
     #[test]
     fn send_timeout_elapses_on_a_full_channel() {
