@@ -61,7 +61,5 @@ pub use set_once::{SetOnce, SetOnceError};
 #[cfg(all(test, not(tokiwa_loom)))]
 mod tests;
 
-// ---- merge point: the channels written in the `sync-chan` worktree ----
-// pub mod mpsc;
-// pub mod broadcast;
-// ------------------------------------------------------------------------
+pub mod broadcast;
+pub mod mpsc;
