@@ -80,6 +80,11 @@ pub mod sync {
     pub use tokio::sync::*;
 }
 
+// Built as the package named `tokio` (whole-graph mode, see `build.rs`):
+// tokiwa's own primitives, which consult its cooperative budget.
+#[cfg(all(feature = "sync", tokiwa_own_vocabulary))]
+pub mod sync;
+
 #[cfg(all(feature = "macros", not(tokiwa_own_vocabulary)))]
 pub use tokio::{join, pin, select, try_join};
 

@@ -55,7 +55,13 @@ where
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
         let me = self.project();
         let reader = Pin::new(&mut **me.reader);
-        let result = ready!(poll_read_until(reader, cx, b'\n', me.output.bytes().vec_mut(), me.read));
+        let result = ready!(poll_read_until(
+            reader,
+            cx,
+            b'\n',
+            me.output.bytes().vec_mut(),
+            me.read
+        ));
         Poll::Ready(me.output.finish(result, true))
     }
 }

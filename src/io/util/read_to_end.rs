@@ -51,6 +51,7 @@ where
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
         let me = self.project();
-        me.buf.poll_read_to_end(Pin::new(&mut **me.reader), cx, me.read)
+        me.buf
+            .poll_read_to_end(Pin::new(&mut **me.reader), cx, me.read)
     }
 }

@@ -89,6 +89,12 @@ where
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
         let me = self.project();
-        poll_read_until(Pin::new(&mut **me.reader), cx, *me.delimiter, me.buf, me.read)
+        poll_read_until(
+            Pin::new(&mut **me.reader),
+            cx,
+            *me.delimiter,
+            me.buf,
+            me.read,
+        )
     }
 }

@@ -116,7 +116,11 @@ where
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let me = self.project();
         while me.buf.has_remaining() {
-            match ready!(poll_write_buf(Pin::new(&mut **me.writer), cx, &mut **me.buf)) {
+            match ready!(poll_write_buf(
+                Pin::new(&mut **me.writer),
+                cx,
+                &mut **me.buf
+            )) {
                 Ok(0) => return Poll::Ready(Err(io::ErrorKind::WriteZero.into())),
                 Ok(_) => {}
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}

@@ -107,7 +107,10 @@ impl AsyncBufRead for Trickle {
 
     fn consume(self: Pin<&mut Self>, amt: usize) {
         let this = self.get_mut();
-        assert!(this.pos + amt <= this.data.len(), "consumed past the buffer");
+        assert!(
+            this.pos + amt <= this.data.len(),
+            "consumed past the buffer"
+        );
         this.pos += amt;
     }
 }
@@ -132,7 +135,10 @@ impl AsyncWrite for Trickle {
     ) -> Poll<io::Result<usize>> {
         let this = self.get_mut();
         if !this.vectored {
-            let first = bufs.iter().find(|b| !b.is_empty()).map_or(&[][..], |b| &**b);
+            let first = bufs
+                .iter()
+                .find(|b| !b.is_empty())
+                .map_or(&[][..], |b| &**b);
             return Pin::new(this).poll_write(cx, first);
         }
         std::task::ready!(this.step(cx, this.written.len()))?;

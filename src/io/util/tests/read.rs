@@ -155,7 +155,10 @@ impl AsyncRead for Zeroing {
 
 #[test]
 fn read_to_end_does_not_make_a_zeroing_reader_zero_twice() {
-    let mut reader = Zeroing { left: 100, zeroed: 0 };
+    let mut reader = Zeroing {
+        left: 100,
+        zeroed: 0,
+    };
     let mut out = Vec::with_capacity(1000);
     assert_eq!(run(reader.read_to_end(&mut out)).unwrap(), 100);
     assert_eq!(out, [b'z'; 100]);
@@ -166,13 +169,21 @@ fn read_to_end_does_not_make_a_zeroing_reader_zero_twice() {
 
 #[test]
 fn take_passes_on_what_is_known_initialised() {
-    let mut take = Zeroing { left: 10, zeroed: 0 }.take(5);
+    let mut take = Zeroing {
+        left: 10,
+        zeroed: 0,
+    }
+    .take(5);
     let mut storage = [0u8; 8];
     let mut buf = ReadBuf::new(&mut storage);
     let mut cx = Context::from_waker(futures::task::noop_waker_ref());
     assert!(Pin::new(&mut take).poll_read(&mut cx, &mut buf).is_ready());
     assert_eq!(buf.filled(), b"z");
-    assert_eq!(take.get_ref().zeroed, 0, "the caller's buffer was initialised");
+    assert_eq!(
+        take.get_ref().zeroed,
+        0,
+        "the caller's buffer was initialised"
+    );
 
     let mut storage = [MaybeUninit::<u8>::uninit(); 8];
     let mut buf = ReadBuf::uninit(&mut storage);
@@ -433,7 +444,10 @@ fn chain_reads_one_then_the_other() {
         // `read_line` stops at the end of the first reader's buffer only
         // when it holds a newline; "tw" + "o\n" is one line.
         assert_eq!(lines, ["one\n", "two\n", "three"]);
-        assert_eq!(format!("{:?}", (&b""[..]).chain(&b""[..])), "Chain { t: [], u: [] }");
+        assert_eq!(
+            format!("{:?}", (&b""[..]).chain(&b""[..])),
+            "Chain { t: [], u: [] }"
+        );
     });
 }
 

@@ -16,7 +16,11 @@ fn seek_rewind_and_stream_position_on_a_cursor() {
         assert_eq!(cursor.seek(SeekFrom::End(-1)).await.unwrap(), 9);
         assert_eq!(cursor.seek(SeekFrom::Current(-2)).await.unwrap(), 7);
         assert_eq!(cursor.rewind().await.unwrap(), 0);
-        assert_eq!(cursor.seek(SeekFrom::Start(20)).await.unwrap(), 20, "past the end");
+        assert_eq!(
+            cursor.seek(SeekFrom::Start(20)).await.unwrap(),
+            20,
+            "past the end"
+        );
         let err = cursor.seek(SeekFrom::Current(-30)).await.unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
     });
@@ -69,7 +73,9 @@ impl AsyncSeek for SlowSeek {
 fn seek_completes_an_earlier_seek_before_starting() {
     run(async {
         let mut seeker = SlowSeek::default();
-        Pin::new(&mut seeker).start_seek(SeekFrom::Start(3)).unwrap();
+        Pin::new(&mut seeker)
+            .start_seek(SeekFrom::Start(3))
+            .unwrap();
         assert_eq!(seeker.seek(SeekFrom::Start(8)).await.unwrap(), 8);
         assert_eq!(
             seeker.log,

@@ -17,7 +17,11 @@ fn write_on_vec_cursor_and_trickle() {
         let mut storage = [0u8; 4];
         let mut cursor = Cursor::new(&mut storage[..]);
         assert_eq!(cursor.write(b"abcdef").await.unwrap(), 4);
-        assert_eq!(cursor.write(b"g").await.unwrap(), 0, "a full slice takes nothing");
+        assert_eq!(
+            cursor.write(b"g").await.unwrap(),
+            0,
+            "a full slice takes nothing"
+        );
         assert_eq!(&storage, b"abcd");
 
         // Cursors over owned or borrowed vectors grow.
