@@ -29,6 +29,15 @@
     allow(dead_code)
 )]
 
+// Whole-graph mode: `select!`, `join!`, `try_join!` and `pin!` are tokiwa's
+// own (`#[macro_export]`ed at the crate root, as tokio's are), with their
+// helpers under the same hidden `macros::support` path. Declared first, so
+// every module below can use them by their bare names.
+#[doc(hidden)]
+#[cfg(tokiwa_own_vocabulary)]
+#[macro_use]
+pub mod macros;
+
 pub(crate) mod loom;
 
 #[cfg(feature = "rt")]
@@ -100,14 +109,6 @@ pub mod macros {
         pub use tokio::macros::support::*;
     }
 }
-
-// Whole-graph mode: `select!`, `join!`, `try_join!` and `pin!` are tokiwa's
-// own (`#[macro_export]`ed at the crate root, as tokio's are), with their
-// helpers under the same hidden `macros::support` path.
-#[doc(hidden)]
-#[cfg(tokiwa_own_vocabulary)]
-#[macro_use]
-pub mod macros;
 
 #[cfg(feature = "macros")]
 pub use tokiwa_macros::{main, test};

@@ -67,6 +67,7 @@ use proc_macro::TokenStream;
 
 mod config;
 mod expand;
+mod select;
 
 use config::Kind;
 use expand::Function;
@@ -132,4 +133,14 @@ fn entry(
         out.extend(error.into_compile_error());
     }
     out
+}
+
+/// Not public API: used by the expansion of whole-graph mode's `select!`
+/// (see the `select` module). Expands to the given pattern with every
+/// binding made plain (`mut`/`ref`/`ref mut` removed), for testing a branch
+/// output by reference.
+#[doc(hidden)]
+#[proc_macro]
+pub fn select_pattern_probe(input: TokenStream) -> TokenStream {
+    select::pattern_probe(input.into()).into()
 }
