@@ -146,11 +146,7 @@ macro_rules! select {
         // Branches that may not complete this call: those whose
         // precondition failed, then those that completed.
         let mut disabled = [false; $($total)*];
-        $( $(
-            if !$cond {
-                disabled[$($index)*] = true;
-            }
-        )? )+
+        $( $crate::select!(@precondition disabled[$($index)*] $($cond)?); )+
 
         // The poll's result: which branch completed (the index of none if
         // all were disabled), and its output.
@@ -244,6 +240,14 @@ macro_rules! select {
             $else
         }
     }};
+
+    // A branch's precondition (if any) disables it when false.
+    (@precondition $disabled:ident[$($index:tt)*] $cond:expr) => {
+        if !$cond {
+            $disabled[$($index)*] = true;
+        }
+    };
+    (@precondition $disabled:ident[$($index:tt)*]) => {};
 
     // ===== Normalisation: one branch per step =====
 

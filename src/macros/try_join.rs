@@ -43,7 +43,7 @@ macro_rules! try_join {
         // Only a reference goes into the `poll_fn` (which is `Unpin`), so
         // the slots cannot be moved once polled.
         let slots = &mut slots;
-        let mut order = <$order as $crate::macros::support::StartOrder>::default();
+        let mut order = <$order as ::core::default::Default>::default();
 
         $crate::macros::support::poll_fn(move |cx| {
             let start = $crate::macros::support::StartOrder::first(&mut order, $($total)*);
