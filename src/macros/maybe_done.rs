@@ -17,6 +17,13 @@ pin_project! {
     #[derive(Debug)]
     #[project = MaybeDoneProj]
     #[project_replace = MaybeDoneTaken]
+    // A separate tag: without it, rustc may keep the discriminant in a niche
+    // inside the future's own bytes, and every `match` on the slot would
+    // then read memory that a self-referential future (an `async` block)
+    // borrows mutably from within, which Miri reports as undefined
+    // behaviour (rust-lang/miri#3780). It also gives the slot tokio's size,
+    // which tokio's tests assert.
+    #[repr(C)]
     pub enum MaybeDone<F: Future> {
         /// Not finished yet.
         Polling { #[pin] future: F },

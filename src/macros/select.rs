@@ -229,7 +229,9 @@ macro_rules! select {
         $(
             if branch == $($index)* {
                 match chosen $($peel)* .this() {
-                    #[allow(unreachable_code)]
+                    // A branch whose output type is uninhabited never
+                    // runs its handler.
+                    #[allow(unreachable_code, unreachable_patterns)]
                     $bind => $handler,
                     #[allow(unreachable_patterns)]
                     _ => unreachable!("select! branch output no longer matches its pattern"),
