@@ -110,8 +110,13 @@ pub mod macros {
     }
 }
 
-#[cfg(feature = "macros")]
+#[cfg(all(feature = "macros", not(tokiwa_own_vocabulary)))]
 pub use tokiwa_macros::{main, test};
+
+// Built as the package named `tokio`, the attributes' expansions name the
+// runtime `::tokio` (the name the application's Cargo.toml gives it).
+#[cfg(all(feature = "macros", tokiwa_own_vocabulary))]
+pub use tokiwa_macros::{main_as_tokio as main, test_as_tokio as test};
 
 #[doc(hidden)]
 #[cfg(feature = "rt")]
