@@ -24,6 +24,13 @@ SCRATCH_ROOT = HERE / "scratch"  # gitignored; one crate per mode below it
 SCRATCH = SCRATCH_ROOT / "tokiwa"  # set in main()
 FILES_TXT = HERE / "files.txt"
 EXPECTED_TXT = HERE / "expected.txt"
+# Whole-graph mode (--whole-graph): the files it runs beyond files.txt's run
+# set, and the files it recorded as passing.
+WHOLE_GRAPH_FILES_TXT = HERE / "files-whole-graph.txt"
+WHOLE_GRAPH_EXPECTED_TXT = HERE / "expected-whole-graph.txt"
+# The package named `tokio` that `[patch.crates-io]` points at in that mode.
+WHOLE_GRAPH_TOKIO = ROOT / "whole-graph" / "tokio"
+CHECK_PATCH = ROOT / "whole-graph" / "check-patch.sh"
 PKG = "tokiwa-conformance"
 
 # Features the scratch crate declares (and enables by default) so that the
@@ -78,9 +85,9 @@ def category_of(file: str) -> str:
     return prefix if prefix in CATEGORIES else "misc"
 
 
-def load_files_txt() -> dict[str, Entry]:
+def load_files_txt(path: Path = FILES_TXT) -> dict[str, Entry]:
     entries: dict[str, Entry] = {}
-    for n, line in enumerate(FILES_TXT.read_text().splitlines(), 1):
+    for n, line in enumerate(path.read_text().splitlines(), 1):
         line = line.strip()
         if not line or line.startswith("#"):
             continue
@@ -92,20 +99,34 @@ def load_files_txt() -> dict[str, Entry]:
             e = Entry(state, parts[1], category_of(parts[1]),
                       parts[2] if len(parts) > 2 else "")
         else:
-            die(f"{FILES_TXT}:{n}: cannot parse: {line!r}")
+            die(f"{path}:{n}: cannot parse: {line!r}")
         if not e.file.endswith(".rs"):
-            die(f"{FILES_TXT}:{n}: not a .rs file: {e.file}")
+            die(f"{path}:{n}: not a .rs file: {e.file}")
         if e.file in entries:
-            die(f"{FILES_TXT}:{n}: {e.file} listed twice")
+            die(f"{path}:{n}: {e.file} listed twice")
         entries[e.file] = e
     return entries
 
 
-def load_expected() -> list[str]:
-    if not EXPECTED_TXT.exists():
+def load_whole_graph_files(entries: dict[str, Entry]) -> dict[str, Entry]:
+    """files.txt with files-whole-graph.txt's lines laid over it: whole-graph
+    mode runs files.txt's run set plus the files that list marks `run`.
+    Its `pending`/`skip` lines say why a file stays out of that mode."""
+    overlay = load_files_txt(WHOLE_GRAPH_FILES_TXT)
+    for f in overlay:
+        if f not in entries:
+            die(f"{WHOLE_GRAPH_FILES_TXT}: {f} is not in {FILES_TXT.name}")
+        if entries[f].state == "run" and overlay[f].state != "run":
+            die(f"{WHOLE_GRAPH_FILES_TXT}: {f} is in the run set of {FILES_TXT.name}, "
+                "which whole-graph mode runs whole")
+    return {**entries, **overlay}
+
+
+def load_expected(path: Path = EXPECTED_TXT) -> list[str]:
+    if not path.exists():
         return []
     out = []
-    for line in EXPECTED_TXT.read_text().splitlines():
+    for line in path.read_text().splitlines():
         line = line.split("#", 1)[0].strip()
         if line:
             out.append(line)
@@ -183,7 +204,8 @@ def write_if_changed(path: Path, content: str) -> None:
 
 
 def make_scratch(tests_dir: Path, entries: list[Entry], against_tokio: bool,
-                 tokio_version: str, dev_deps: dict[str, str], uring: bool = False) -> None:
+                 tokio_version: str, dev_deps: dict[str, str], uring: bool = False,
+                 whole_graph: bool = False) -> None:
     # Recreate the sources each run. Copies keep the registry files' mtimes,
     # so cargo's fingerprints (target dir under target/conformance) stay valid.
     lock = SCRATCH / "Cargo.lock"
@@ -200,8 +222,16 @@ def make_scratch(tests_dir: Path, entries: list[Entry], against_tokio: bool,
     deps = [spec for ident, spec in sorted(dev_deps.items())
             if re.search(rf"\b{ident}\s*::", used)]
 
+    patch = ""
     if against_tokio:
         tokio_dep = f'tokio = {{ version = "={tokio_version}", features = ["full", "test-util"] }}'
+    elif whole_graph:
+        # A plain tokio requirement, patched for the whole graph: tokio-test
+        # and tokio-stream are built on tokiwa too (the io_uring driver is
+        # always compiled into that package; TOKIWA_DRIVER picks the driver).
+        tokio_dep = 'tokio = { version = "1", features = ["full", "test-util"] }'
+        patch = ("[patch.crates-io]\n"
+                 f"tokio = {{ path = {json.dumps(str(WHOLE_GRAPH_TOKIO))} }}\n")
     else:
         extra = ', "uring"' if uring else ""
         tokio_dep = (f'tokio = {{ package = "tokiwa", path = {json.dumps(str(ROOT))}, '
@@ -233,6 +263,7 @@ default = [{", ".join(json.dumps(f) for f in SCRATCH_FEATURES)}]
 [lints.rust]
 unexpected_cfgs = "allow"
 
+{patch}
 {tests}"""
     (SCRATCH / "Cargo.toml").write_text(manifest)
     # Pin dependency versions: reuse the previous scratch lock, else start
@@ -411,6 +442,10 @@ def main() -> int:
     ap.add_argument("--uring", action="store_true",
                     help="build tokiwa with its uring feature and run every test on the "
                          "io_uring driver (TOKIWA_DRIVER=uring)")
+    ap.add_argument("--whole-graph", action="store_true",
+                    help="build tokio's tests, tokio-test and tokio-stream against tokiwa built as "
+                         "the package named tokio ([patch.crates-io]; tokiwa's own vocabulary), "
+                         "with the files of files-whole-graph.txt too; legacy driver unless --uring")
     ap.add_argument("--include-pending", action="store_true",
                     help="also build and run the files marked pending")
     ap.add_argument("--timeout", type=int, default=int(os.environ.get("CONFORMANCE_TIMEOUT", "120")),
@@ -420,19 +455,31 @@ def main() -> int:
     args = ap.parse_args()
 
     mode = "tokio" if args.against_tokio else "tokiwa"
+    if args.whole_graph:
+        if args.against_tokio:
+            die("--whole-graph builds on tokiwa: not with --against-tokio")
+        mode = "whole-graph"
+        # The package named tokio always has both drivers: name the one to
+        # test rather than let `auto` choose.
+        os.environ["TOKIWA_DRIVER"] = "legacy"
     if args.uring:
         if args.against_tokio or args.update:
             die("--uring runs tokiwa's io_uring driver: not with --against-tokio or --update")
-        mode = "tokiwa-uring"
+        mode = f"{mode}-uring"
         # Every runtime the tests build without naming a driver runs on it
         # (and `Builder::build` fails if the kernel cannot).
         os.environ["TOKIWA_DRIVER"] = "uring"
     if args.update and (args.against_tokio or args.files):
         die("--update records tokiwa's full run set: not with --against-tokio or a file list")
+    # Both drivers of whole-graph mode run the same build.
+    build_key = "whole-graph" if args.whole_graph else mode
+    expected_txt = WHOLE_GRAPH_EXPECTED_TXT if args.whole_graph else EXPECTED_TXT
 
     tokio_dir, tokio_version = locate_tokio()
     tests_dir = tokio_dir / "tests"
     entries = load_files_txt()
+    if args.whole_graph:
+        entries = load_whole_graph_files(entries)
 
     on_disk = {p.name for p in tests_dir.glob("*.rs")}
     unlisted = sorted(on_disk - entries.keys())
@@ -444,7 +491,7 @@ def main() -> int:
         print(f"conformance: warning: files.txt lists files tokio {tokio_version} lacks: "
               + " ".join(missing), file=sys.stderr)
 
-    expected = load_expected()
+    expected = load_expected(expected_txt)
     if args.files:
         wanted = list(dict.fromkeys(f if f.endswith(".rs") else f + ".rs" for f in args.files))
         for f in wanted:
@@ -466,16 +513,16 @@ def main() -> int:
         die("nothing selected")
 
     global SCRATCH
-    SCRATCH = SCRATCH_ROOT / mode
+    SCRATCH = SCRATCH_ROOT / build_key
     SCRATCH_ROOT.mkdir(parents=True, exist_ok=True)
-    lock_file = open(SCRATCH_ROOT / f".{mode}.lock", "w")
+    lock_file = open(SCRATCH_ROOT / f".{build_key}.lock", "w")
     try:
         fcntl.flock(lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         print(f"conformance: waiting for another run against {mode} to finish", flush=True)
         fcntl.flock(lock_file, fcntl.LOCK_EX)
 
-    target_dir = ROOT / "target" / "conformance" / mode
+    target_dir = ROOT / "target" / "conformance" / build_key
     log_dir = ROOT / "target" / "conformance" / "logs" / mode
     if log_dir.exists():
         shutil.rmtree(log_dir)
@@ -484,7 +531,15 @@ def main() -> int:
     print(f"conformance: {len(selected)} tokio {tokio_version} test files against {mode} "
           f"(sources: {tests_dir})", flush=True)
     make_scratch(tests_dir, selected, args.against_tokio, tokio_version, tokio_dev_deps(tokio_dir),
-                 args.uring)
+                 args.uring, args.whole_graph)
+    if args.whole_graph:
+        # Cargo drops a [patch] it cannot apply with a mere warning and
+        # builds crates.io tokio: that would test tokio, not tokiwa.
+        p = subprocess.run(["sh", str(CHECK_PATCH), str(SCRATCH)], env=cargo_env(target_dir),
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if p.returncode != 0:
+            print(p.stdout)
+            die("the [patch.crates-io] tokio of the whole-graph scratch crate does not apply")
     b = build(target_dir, log_dir / "build.log")
 
     if b.dep_errors:
@@ -524,11 +579,12 @@ def main() -> int:
 
     if args.update:
         body = "".join(f"{f}\n" for f in sorted(passed))
-        EXPECTED_TXT.write_text(
-            "# Files of tests/conformance/files.txt that passed on tokiwa at the last\n"
-            "# `tests/conformance/run.sh --update`. `run.sh --check` fails if one stops passing.\n"
+        flag = " --whole-graph" if args.whole_graph else ""
+        expected_txt.write_text(
+            f"# Files of tests/conformance/files.txt that passed on tokiwa{flag and ' (whole-graph mode)'} at the last\n"
+            f"# `tests/conformance/run.sh{flag} --update`. `run.sh{flag} --check` fails if one stops passing.\n"
             + body)
-        print(f"\nconformance: wrote {EXPECTED_TXT} ({len(passed)} files)")
+        print(f"\nconformance: wrote {expected_txt} ({len(passed)} files)")
     elif args.check:
         if args.against_tokio:
             regressions = [r.entry.file for r in results if r.status != "PASS"]
@@ -537,7 +593,7 @@ def main() -> int:
                            if f in {e.file for e in selected} and f not in passed]
             gone = [f for f in expected if f not in on_disk]
             if gone:
-                print(f"conformance: warning: expected.txt lists files tokio lacks: {' '.join(gone)}")
+                print(f"conformance: warning: {expected_txt.name} lists files tokio lacks: {' '.join(gone)}")
             new = [f for f in passed if f not in expected]
             if new:
                 print(f"\nconformance: newly passing (record with --update): {' '.join(new)}")

@@ -14,16 +14,29 @@
 //! its whole life) and never lets it out without forgetting the count; the
 //! [`Storage`] trait is private and implemented only for `Vec<u8>` and
 //! `&mut Vec<u8>`, which always give back the same vector.
+//!
+//! How the vector grows is tokio's documented-by-test policy (its
+//! `io_read_to_end` tests check capacities and what the reader is offered),
+//! since callers size their vectors by it:
+//! - a read straight into the vector is only made with at least
+//!   [`PROBE_SIZE`] spare bytes; with fewer, the vector grows first by
+//!   `Vec::reserve`'s amortised doubling;
+//! - except while the vector still has the capacity the caller gave it (if
+//!   at least [`PROBE_SIZE`]): then the reader first gets a small buffer of
+//!   fresh, uninitialised stack memory, and the vector grows only if that
+//!   probe finds more data. A vector sized exactly for the data is not
+//!   doubled just to learn that the reader is at end of file.
 use std::io;
-use std::mem;
+use std::mem::{self, MaybeUninit};
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 
 use super::lent_buf::poll_read_into;
 use crate::io::{AsyncRead, ReadBuf};
 
-/// The size of the probe read made when the vector is full, so a vector
-/// sized exactly for the data is not doubled just to find end of file.
+/// The least spare capacity a read straight into the vector is given, and
+/// the size of the probe read made instead while the vector keeps its
+/// starting capacity (see the module docs).
 const PROBE_SIZE: usize = 32;
 
 /// Where a [`VecFill`] keeps its vector. Implemented only here, for types
@@ -52,13 +65,18 @@ pub(super) struct VecFill<V> {
     // ever set right after a read measured it, and reset whenever the
     // vector may change by other means.
     spare_initialized: usize,
+    // The capacity the vector came with: while it still has it, a nearly
+    // full vector is probed before it is grown.
+    starting_capacity: usize,
 }
 
 impl<V: Storage> VecFill<V> {
-    pub(super) fn new(storage: V) -> VecFill<V> {
+    pub(super) fn new(mut storage: V) -> VecFill<V> {
+        let starting_capacity = storage.vec().capacity();
         VecFill {
             storage,
             spare_initialized: 0,
+            starting_capacity,
         }
     }
 
@@ -82,17 +100,36 @@ impl<V: Storage> VecFill<V> {
     ) -> Poll<io::Result<usize>> {
         loop {
             let vec = self.storage.vec();
-            let polled = if vec.len() == vec.capacity() {
-                let mut probe = [0u8; PROBE_SIZE];
-                let mut lent = ReadBuf::new(&mut probe);
+            let spare = vec.capacity() - vec.len();
+            let probe_first = spare < PROBE_SIZE
+                && vec.capacity() == self.starting_capacity
+                && self.starting_capacity >= PROBE_SIZE;
+            let polled = if probe_first {
+                // Fresh memory, offered as uninitialised: the reader is not
+                // told of initialised bytes it cannot see.
+                let mut probe = [MaybeUninit::<u8>::uninit(); PROBE_SIZE];
+                let mut lent = ReadBuf::uninit(&mut probe);
                 let polled = ready!(poll_read_into(reader.as_mut(), cx, &mut lent));
                 if let Ok(n) = polled {
-                    vec.extend_from_slice(&probe[..n]);
-                    // Possibly a new allocation: nothing known of it.
-                    self.spare_initialized = 0;
+                    if n > spare {
+                        vec.reserve(PROBE_SIZE);
+                        // A new allocation: nothing known of its spare bytes.
+                        self.spare_initialized = 0;
+                    } else {
+                        // The first `n` known-initialised spare bytes (if
+                        // any) are now part of the vector.
+                        self.spare_initialized = self.spare_initialized.saturating_sub(n);
+                    }
+                    vec.extend_from_slice(lent.filled());
                 }
                 polled
             } else {
+                if spare < PROBE_SIZE {
+                    vec.reserve(PROBE_SIZE);
+                    // `reserve` reallocated (the spare room was too small):
+                    // nothing known of the new allocation's spare bytes.
+                    self.spare_initialized = 0;
+                }
                 let len = vec.len();
                 let mut lent = ReadBuf::uninit(vec.spare_capacity_mut());
                 // SAFETY: `spare_initialized` was measured on this very

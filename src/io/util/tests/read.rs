@@ -168,6 +168,78 @@ fn read_to_end_does_not_make_a_zeroing_reader_zero_twice() {
 }
 
 #[test]
+fn read_to_end_grows_a_vector_too_small_for_the_data_by_doubling() {
+    // tokio's policy (its io_read_to_end tests): 34 bytes fill the vector,
+    // a probe finds 4 more and the vector doubles; with under 32 spare
+    // bytes left it doubles again before the read that finds end of file.
+    let data = [7u8; 38];
+    let mut out = Vec::with_capacity(34);
+    assert_eq!(run((&data[..]).read_to_end(&mut out)).unwrap(), 38);
+    assert_eq!(out, data);
+    assert_eq!(out.capacity(), 34 * 4);
+}
+
+#[test]
+fn read_to_end_keeps_the_capacity_of_a_vector_big_enough() {
+    let data: Vec<u8> = (0..40).collect();
+    for capacity in [40, 45, 71, 72, 100] {
+        let mut out = Vec::with_capacity(capacity);
+        assert_eq!(run((&data[..]).read_to_end(&mut out)).unwrap(), 40);
+        assert_eq!(out, data);
+        assert_eq!(out.capacity(), capacity, "starting capacity {capacity}");
+    }
+    // An empty vector gets room for 32 bytes at least, like tokio's.
+    let mut out = Vec::new();
+    assert_eq!(run((&b"hello"[..]).read_to_end(&mut out)).unwrap(), 5);
+    assert!(out.capacity() >= 32);
+}
+
+/// Gives one byte per read after zeroing its whole buffer, recording how
+/// many unfilled bytes each read was told were initialised.
+struct Recorder {
+    left: usize,
+    offered: Vec<usize>,
+}
+
+impl AsyncRead for Recorder {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        this.offered
+            .push(buf.initialized().len() - buf.filled().len());
+        if this.left > 0 {
+            buf.initialize_unfilled()[0] = b'r';
+            buf.advance(1);
+            this.left -= 1;
+        }
+        Poll::Ready(Ok(()))
+    }
+}
+
+#[test]
+fn read_to_end_probes_a_nearly_full_vector_with_fresh_memory() {
+    let mut reader = Recorder {
+        left: 12,
+        offered: Vec::new(),
+    };
+    let mut out = Vec::with_capacity(40);
+    assert_eq!(run(reader.read_to_end(&mut out)).unwrap(), 12);
+    assert_eq!(out, [b'r'; 12]);
+    // Reads into the vector while it has 32 spare bytes or more, each told
+    // of what the previous one zeroed; then probes of fresh, uninitialised
+    // memory (the last one finding end of file), and the vector keeps the
+    // capacity it came with.
+    let mut expected = vec![0];
+    expected.extend((32..40).rev());
+    expected.extend([0; 4]);
+    assert_eq!(reader.offered, expected);
+    assert_eq!(out.capacity(), 40);
+}
+
+#[test]
 fn take_passes_on_what_is_known_initialised() {
     let mut take = Zeroing {
         left: 10,
