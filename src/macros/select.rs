@@ -191,24 +191,33 @@ macro_rules! select {
                             // place at the end of the block: it is never
                             // moved while (or after) its futures are polled.
                             let fut = unsafe { $crate::macros::support::Pin::new_unchecked(fut) };
-                            match $crate::macros::support::Future::poll(fut, cx) {
-                                $crate::macros::support::Poll::Pending => any_pending = true,
-                                $crate::macros::support::Poll::Ready(out) => {
-                                    disabled[index as usize] = true;
-                                    match &out {
-                                        #[allow(unused_variables)]
-                                        $crate::macros::support::select_pattern_probe!($bind) => {
-                                            return $crate::macros::support::Poll::Ready((
-                                                index,
-                                                $crate::macros::support::Chosen::This(out)
-                                                    $( .deeper::<$skip>() )*,
-                                            ));
-                                        }
-                                        // The pattern was refuted: the
-                                        // branch stays disabled.
-                                        #[allow(unreachable_patterns)]
-                                        _ => {}
+                            'polled: {
+                                // The `break` makes the output's type meet a
+                                // diverging one: an output nothing else
+                                // constrains (a future that only panics)
+                                // falls back to `()`, as under tokio's
+                                // `select!`, instead of failing to infer.
+                                let out = match $crate::macros::support::Future::poll(fut, cx) {
+                                    $crate::macros::support::Poll::Ready(out) => out,
+                                    $crate::macros::support::Poll::Pending => {
+                                        any_pending = true;
+                                        break 'polled;
                                     }
+                                };
+                                disabled[index as usize] = true;
+                                match &out {
+                                    #[allow(unused_variables)]
+                                    $crate::macros::support::select_pattern_probe!($bind) => {
+                                        return $crate::macros::support::Poll::Ready((
+                                            index,
+                                            $crate::macros::support::Chosen::This(out)
+                                                $( .deeper::<$skip>() )*,
+                                        ));
+                                    }
+                                    // The pattern was refuted: the branch
+                                    // stays disabled.
+                                    #[allow(unreachable_patterns)]
+                                    _ => {}
                                 }
                             }
                         }

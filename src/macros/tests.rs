@@ -330,6 +330,20 @@ fn select_with_never_type_and_uninhabited_output() {
 }
 
 #[test]
+fn select_compiles_a_branch_whose_output_type_nothing_fixes() {
+    // As with tokio's `select!` (its `disable_with_if` test): the output of
+    // `poll_fn(|_| panic!())` is inferred (as `()`), not an error.
+    block_on(async {
+        let never_polled = std::future::poll_fn(|_| panic!("polled a disabled branch"));
+        let v = crate::select! {
+            _ = never_polled, if false => unreachable!(),
+            v = ready(3) => v,
+        };
+        assert_eq!(v, 3);
+    });
+}
+
+#[test]
 fn select_sixty_four_branches() {
     block_on(async {
         let v = crate::select! {
@@ -493,7 +507,8 @@ fn join_with_uninhabited_output_compiles_and_stays_pending() {
     block_on(async {
         let mut join = Box::pin(async { crate::join!(pending::<Infallible>(), async { 1 }) });
         assert!(futures::poll!(&mut join).is_pending());
-        let mut join = Box::pin(async { crate::join!(biased; async { 1 }, pending::<Infallible>()) });
+        let mut join =
+            Box::pin(async { crate::join!(biased; async { 1 }, pending::<Infallible>()) });
         assert!(futures::poll!(&mut join).is_pending());
     });
 }
@@ -525,7 +540,8 @@ fn try_join_with_uninhabited_types() {
     block_on(async {
         let res = crate::try_join!(async { Err::<Infallible, _>(1) }, async { Ok(2) });
         assert_eq!(res, Err(1));
-        let res = crate::try_join!(biased; async { Ok::<_, i32>(1) }, async { Err::<Infallible, _>(2) });
+        let res =
+            crate::try_join!(biased; async { Ok::<_, i32>(1) }, async { Err::<Infallible, _>(2) });
         assert_eq!(res, Err(2));
         let res = crate::try_join!(async { Ok::<_, Infallible>(1) }, async { Ok(2) });
         assert_eq!(res, Ok((1, 2)));

@@ -159,23 +159,26 @@ impl<T> Shared<T> {
         Found::Lagged(missed)
     }
 
-    /// Reads the value in slot `idx` for the receiver at `next`: moved out
-    /// if this was its last reader, cloned otherwise. The receiver's
-    /// position and the slot's count change first, so a `Clone` that
-    /// panics loses this value for this receiver but leaves the channel
-    /// consistent (as in tokio).
-    fn read(st: &mut State<T>, idx: usize, next: &mut u64) -> Option<T>
+    /// Reads the value in slot `idx` for the receiver at `next`: always a
+    /// clone, as in tokio (every receive calls `T::clone`, which code may
+    /// count on). The receiver's position and the slot's count change
+    /// first, so a `Clone` that panics loses this value for this receiver
+    /// but leaves the channel consistent (as in tokio). After its last
+    /// reader the channel lets go of the value: it is moved to `spent`, for
+    /// the caller to drop once the lock is released (a value's `Drop` may
+    /// use the channel).
+    fn read(st: &mut State<T>, idx: usize, next: &mut u64, spent: &mut Option<T>) -> Option<T>
     where
         T: Clone,
     {
         *next += 1;
         let slot = &mut st.slots[idx];
         slot.rem -= 1;
+        let value = slot.val.clone();
         if slot.rem == 0 {
-            slot.val.take()
-        } else {
-            slot.val.clone()
+            *spent = slot.val.take();
         }
+        value
     }
 }
 
@@ -507,9 +510,13 @@ impl<T: Clone> Receiver<T> {
     /// nothing new yet.
     pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
         let Receiver { shared, next } = self;
+        // Declared before the guard: dropped after the lock is released.
+        let mut spent = None;
         let mut st = shared.lock();
         match shared.find(&st, next) {
-            Found::Value(idx) => Shared::read(&mut st, idx, next).ok_or(TryRecvError::Closed),
+            Found::Value(idx) => {
+                Shared::read(&mut st, idx, next, &mut spent).ok_or(TryRecvError::Closed)
+            }
             Found::Empty => Err(TryRecvError::Empty),
             Found::Closed => Err(TryRecvError::Closed),
             Found::Lagged(n) => Err(TryRecvError::Lagged(n)),
@@ -574,9 +581,13 @@ impl<T: Clone> Future for Recv<'_, T> {
         let coop = ready!(poll_proceed(cx));
         let this = self.get_mut();
         let Receiver { shared, next } = &mut *this.receiver;
+        // Declared before the guard: dropped after the lock is released.
+        let mut spent = None;
         let mut st = shared.lock();
         let result = match shared.find(&st, next) {
-            Found::Value(idx) => Shared::read(&mut st, idx, next).ok_or(RecvError::Closed),
+            Found::Value(idx) => {
+                Shared::read(&mut st, idx, next, &mut spent).ok_or(RecvError::Closed)
+            }
             Found::Closed => Err(RecvError::Closed),
             Found::Lagged(n) => Err(RecvError::Lagged(n)),
             Found::Empty => {

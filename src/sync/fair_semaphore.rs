@@ -356,6 +356,7 @@ impl FairSemaphore {
                     self.finish(state, Ok(()))
                 }
             }
+            AcquireState::Granted => self.finish(state, Ok(())),
             AcquireState::Done => panic!("`Acquire` polled after completion"),
         }
     }
@@ -403,6 +404,9 @@ enum AcquireState {
     Idle,
     /// In the queue under this key.
     Queued(usize),
+    /// Holds the permits, but the task's budget was spent: they are handed
+    /// over at the next poll (or given back on drop).
+    Granted,
     /// Returned `Ready`.
     Done,
 }
@@ -423,22 +427,33 @@ impl Future for Acquire<'_> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
-        #[cfg(feature = "rt")]
-        let coop = std::task::ready!(crate::task::coop::poll_proceed(cx));
         let result =
             std::task::ready!(this
                 .semaphore
                 .poll_acquire(cx, this.needed, &mut this.state));
+        // The budget is checked once the permits are taken, as tokio does:
+        // a task out of budget still takes its place in the queue (and
+        // keeps the lock's FIFO order), and yields holding the permits.
         #[cfg(feature = "rt")]
-        coop.made_progress();
+        if result.is_ok() {
+            match crate::task::coop::poll_proceed(cx) {
+                Poll::Ready(coop) => coop.made_progress(),
+                Poll::Pending => {
+                    this.state = AcquireState::Granted;
+                    return Poll::Pending;
+                }
+            }
+        }
         Poll::Ready(result)
     }
 }
 
 impl Drop for Acquire<'_> {
     fn drop(&mut self) {
-        if let AcquireState::Queued(key) = self.state {
-            self.semaphore.cancel(key);
+        match self.state {
+            AcquireState::Queued(key) => self.semaphore.cancel(key),
+            AcquireState::Granted => self.semaphore.release(self.needed),
+            AcquireState::Idle | AcquireState::Done => {}
         }
     }
 }

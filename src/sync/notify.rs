@@ -29,6 +29,7 @@ use crate::loom::sync::atomic::{AtomicUsize, Ordering};
 use crate::loom::sync::{Mutex, MutexGuard};
 use std::fmt;
 use std::future::Future;
+use std::marker::PhantomPinned;
 use std::panic::{RefUnwindSafe, UnwindSafe};
 use std::pin::Pin;
 use std::sync::Arc;
@@ -120,6 +121,7 @@ impl Notify {
             // SeqCst: ordered with the increment in `notify_waiters`, so a
             // future created after that call returned never sees it.
             waiters_calls: self.waiters_calls.load(Ordering::SeqCst),
+            _pinned: PhantomPinned,
         }
     }
 
@@ -131,6 +133,7 @@ impl Notify {
             notify: self,
             state: State::Init,
             waiters_calls,
+            _pinned: PhantomPinned,
         }
     }
 
@@ -285,6 +288,9 @@ pub struct Notified<'a> {
     notify: &'a Notify,
     state: State,
     waiters_calls: usize,
+    // `!Unpin`, as tokio's (code may rely on its auto traits); nothing is
+    // structurally pinned (see `fields`).
+    _pinned: PhantomPinned,
 }
 
 /// Future returned from [`Notify::notified_owned()`].
@@ -296,15 +302,26 @@ pub struct OwnedNotified {
     notify: Arc<Notify>,
     state: State,
     waiters_calls: usize,
+    // As in `Notified`.
+    _pinned: PhantomPinned,
 }
 
 impl Notified<'_> {
+    /// The fields, from the pinned future.
+    fn fields(self: Pin<&mut Self>) -> &mut Self {
+        // SAFETY: no field is structurally pinned: nothing is pinned through
+        // the returned reference, and the registration lives in the
+        // `Notify`'s wait list under a key (`State::Waiting`), never at the
+        // future's address. `PhantomPinned` is there for the auto traits.
+        unsafe { self.get_unchecked_mut() }
+    }
+
     /// Registers the future for `notify_one` without polling it, so that a
     /// notification sent from now on is not missed; consumes a stored
     /// permit if there is one. Returns `true` if the future has completed
     /// (then `.await` returns at once).
     pub fn enable(self: Pin<&mut Self>) -> bool {
-        let this = self.get_mut();
+        let this = self.fields();
         this.notify
             .poll_notified(&mut this.state, this.waiters_calls, None)
             .is_ready()
@@ -316,16 +333,22 @@ impl Notified<'_> {
     /// spends it once for a whole wait (`watch`, which wraps its loop in
     /// `cooperative`).
     pub(crate) fn poll_uncooperative(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        let this = self.get_mut();
+        let this = self.fields();
         this.notify
             .poll_notified(&mut this.state, this.waiters_calls, Some(cx))
     }
 }
 
 impl OwnedNotified {
+    /// The fields, from the pinned future.
+    fn fields(self: Pin<&mut Self>) -> &mut Self {
+        // SAFETY: as in `Notified::fields`, nothing is structurally pinned.
+        unsafe { self.get_unchecked_mut() }
+    }
+
     /// See [`Notified::enable`].
     pub fn enable(self: Pin<&mut Self>) -> bool {
-        let this = self.get_mut();
+        let this = self.fields();
         this.notify
             .poll_notified(&mut this.state, this.waiters_calls, None)
             .is_ready()
@@ -352,7 +375,7 @@ impl Future for Notified<'_> {
     type Output = ();
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        let this = self.get_mut();
+        let this = self.fields();
         poll_cooperative(this.notify, &mut this.state, this.waiters_calls, cx)
     }
 }
@@ -361,7 +384,7 @@ impl Future for OwnedNotified {
     type Output = ();
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        let this = self.get_mut();
+        let this = self.fields();
         poll_cooperative(&this.notify, &mut this.state, this.waiters_calls, cx)
     }
 }

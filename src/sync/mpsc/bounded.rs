@@ -503,9 +503,11 @@ impl<T> Permit<'_, T> {
     /// Sends `value` into the reserved slot; this cannot fail or wait.
     /// (If the receiver has been dropped meanwhile, the value is dropped.)
     pub fn send(self, value: T) {
-        self.chan.send_with_permit(value);
-        // The slot now belongs to the queued value.
+        let chan = self.chan;
+        // The slot now belongs to the value, even if waking the receiver
+        // panics below: the permit must not give it back as it unwinds.
         std::mem::forget(self);
+        chan.send_with_permit(value);
     }
 }
 

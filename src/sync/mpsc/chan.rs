@@ -545,7 +545,10 @@ impl<T> std::future::Future for Acquire<'_, T> {
         self.key = None;
         let (reservation, _no_waker) = st.send_waiters.remove(key);
         coop.made_progress();
-        if reservation.assigned == reservation.need {
+        // Served but closed before this poll saw it: the reservation fails
+        // (as tokio's does) and its permits go back below, which wakes a
+        // receiver waiting for the last permits of a closed channel.
+        if reservation.assigned == reservation.need && !st.rx_closed {
             return Poll::Ready(Ok(()));
         }
         let mut wakers = Vec::new();
