@@ -22,7 +22,10 @@
 #[cfg(not(tokiwa_loom))]
 mod imp {
     pub(crate) mod sync {
-        pub(crate) use std::sync::{Arc, Condvar, Mutex, MutexGuard, WaitTimeoutResult};
+        pub(crate) use std::sync::{
+            Arc, Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard,
+            WaitTimeoutResult,
+        };
 
         pub(crate) mod atomic {
             pub(crate) use std::sync::atomic::{
@@ -74,7 +77,10 @@ mod imp {
 #[cfg(tokiwa_loom)]
 mod imp {
     pub(crate) mod sync {
-        pub(crate) use loom::sync::{Arc, Condvar, Mutex, MutexGuard, WaitTimeoutResult};
+        pub(crate) use loom::sync::{
+            Arc, Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard,
+            WaitTimeoutResult,
+        };
 
         pub(crate) mod atomic {
             pub(crate) use loom::sync::atomic::{

@@ -10,6 +10,44 @@
 #[cfg(not(tokiwa_own_vocabulary))]
 pub use tokio::io::*;
 
+// Whole-graph mode: tokiwa's own traits, `ReadBuf` and io-util, at tokio's
+// paths.
+#[cfg(tokiwa_own_vocabulary)]
+mod async_buf_read;
+#[cfg(tokiwa_own_vocabulary)]
+mod async_read;
+#[cfg(tokiwa_own_vocabulary)]
+mod async_seek;
+#[cfg(tokiwa_own_vocabulary)]
+mod async_write;
+#[cfg(tokiwa_own_vocabulary)]
+mod read_buf;
+#[cfg(all(tokiwa_own_vocabulary, feature = "io-util"))]
+mod util;
+
+#[cfg(tokiwa_own_vocabulary)]
+pub use self::{
+    async_buf_read::AsyncBufRead, async_read::AsyncRead, async_seek::AsyncSeek,
+    async_write::AsyncWrite, read_buf::ReadBuf,
+};
+#[cfg(tokiwa_own_vocabulary)]
+#[doc(no_inline)]
+pub use std::io::{Error, ErrorKind, Result, SeekFrom};
+// `util/mod.rs` lists exactly the public io-util items (the extension
+// traits, the types their methods return, the readers, writers and copy
+// functions); everything else in it is private or `pub(crate)`.
+#[cfg(all(tokiwa_own_vocabulary, feature = "io-util"))]
+pub use self::util::*;
+#[cfg(all(tokiwa_own_vocabulary, feature = "io-util"))]
+mod join;
+#[cfg(all(tokiwa_own_vocabulary, feature = "io-util"))]
+mod split;
+#[cfg(all(tokiwa_own_vocabulary, feature = "io-util"))]
+pub use self::{
+    join::{join, Join},
+    split::{split, ReadHalf, WriteHalf},
+};
+
 #[cfg(tokiwa_io_driver)]
 mod async_fd;
 #[cfg(any(feature = "fs", feature = "io-std"))]

@@ -1,15 +1,18 @@
 //! Models of the park/notify protocol (`multi_thread/idle.rs`), with the
-//! condvar parker as the primitive. A lost wakeup shows up as a deadlock,
-//! which loom reports.
+//! condvar parker as the primitive. The workers park through the driver's
+//! own park sequence (`runtime/driver/park.rs`, a legacy-mode driver
+//! without I/O or timers), the function the real workers call. A lost
+//! wakeup shows up as a deadlock, which loom reports.
 use super::{model, TestScheduler};
 use crate::loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use crate::loom::thread;
-use crate::runtime::driver::{Parker, Unparker};
+use crate::runtime::driver::{self, ParkSite, Parker, Unparker};
 use crate::runtime::scheduler::inject::Inject;
 use crate::runtime::scheduler::multi_thread::idle::Idle;
 use std::sync::Arc;
 
 struct World {
+    driver: driver::Handle,
     idle: Idle,
     inject: Inject,
     unparkers: Vec<Unparker>,
@@ -19,8 +22,16 @@ struct World {
 
 impl World {
     fn new(workers: usize) -> (Arc<World>, Vec<Parker>) {
-        let parkers: Vec<Parker> = (0..workers).map(|_| Parker::new()).collect();
+        let config = driver::Config {
+            enable_io: false,
+            enable_time: false,
+            start_paused: false,
+            driver: Some(driver::Driver::Legacy),
+            uring_plain: false,
+        };
+        let (driver, parkers) = driver::Handle::new(&config, workers, "loom").unwrap();
         let world = Arc::new(World {
+            driver,
             idle: Idle::new(workers),
             inject: Inject::new(0),
             unparkers: parkers.iter().map(Parker::unparker).collect(),
@@ -35,6 +46,24 @@ impl World {
         if let Some(i) = self.idle.worker_to_notify() {
             self.unparkers[i].unpark();
         }
+    }
+
+    /// Parks worker `index` through the driver's park sequence, with the
+    /// idle protocol as the sleep step (as `multi_thread/worker/park.rs`).
+    fn park(
+        &self,
+        index: usize,
+        parker: &mut Parker,
+        searching: &mut bool,
+        has_work: impl Fn() -> bool,
+    ) {
+        let mut site = ModelPark {
+            world: self,
+            index,
+            searching,
+            has_work,
+        };
+        self.driver.park(index, parker, &mut site);
     }
 
     /// Stop: wake every parked worker, as `Shared::notify_all`.
@@ -66,16 +95,37 @@ impl World {
                 self.notify_all();
                 return;
             }
-            let outcome = self.idle.park_worker(
-                index,
-                searching,
-                || !self.inject.is_empty() || self.done.load(SeqCst),
-                || {
-                    parker.park(None);
-                },
-            );
-            searching = outcome.searching;
+            self.park(index, &mut parker, &mut searching, || {
+                !self.inject.is_empty() || self.done.load(SeqCst)
+            });
         }
+    }
+}
+
+/// What a model worker lends the driver's park: no core and no local
+/// queue (its tasks come from the injection queue), and the idle protocol.
+struct ModelPark<'a, F> {
+    world: &'a World,
+    index: usize,
+    searching: &'a mut bool,
+    has_work: F,
+}
+
+impl<F: Fn() -> bool> ParkSite for ModelPark<'_, F> {
+    fn with_core(&mut self, f: impl FnOnce()) {
+        f();
+    }
+
+    fn has_local_work(&mut self) -> bool {
+        false
+    }
+
+    fn sleep(&mut self, block: impl FnOnce()) {
+        let outcome =
+            self.world
+                .idle
+                .park_worker(self.index, *self.searching, &self.has_work, block);
+        *self.searching = outcome.searching;
     }
 }
 
@@ -149,15 +199,9 @@ impl World {
                 self.ran.fetch_add(1, SeqCst);
                 return;
             }
-            let outcome = self.idle.park_worker(
-                index,
-                searching,
-                || !self.inject.is_empty(),
-                || {
-                    parker.park(None);
-                },
-            );
-            searching = outcome.searching;
+            self.park(index, &mut parker, &mut searching, || {
+                !self.inject.is_empty()
+            });
         }
     }
 }

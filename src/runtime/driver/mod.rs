@@ -1,20 +1,36 @@
-//! The drivers a runtime owns, and what a worker's park slot does with
-//! them.
+//! The drivers a runtime owns, and the one way a worker waits.
 //!
 //! * `choice.rs`: which driver runs ([`Driver`]: builder, environment,
 //!   kernel probe);
 //! * `legacy/`: the legacy I/O driver, one [`Reactor`] (epoll instance
 //!   plus poll thread) per worker, and its poll gate;
 //! * `uring/`: the io_uring driver, one ring per worker, no poll thread;
+//! * `park.rs`: the park sequence, [`Handle::park`], and the busy
+//!   worker's look, [`Handle::maintain`];
 //! * `parker.rs`: a worker's parker, the condvar or its ring;
 //! * `scheduled_io.rs`: per-resource readiness and wakers;
 //! * `registration.rs`: what the I/O types call;
 //! * timers live in `crate::time::driver` (one wheel per worker).
 //!
+//! # What every driver provides
+//!
+//! Both modes give the schedulers the same five things, and the schedulers
+//! use nothing else of them:
+//!
+//! 1. a parker per worker, and its unparker for other threads (the
+//!    contract is in `runtime/park/mod.rs`);
+//! 2. [`Handle::attach`] / [`Handle::release`] / [`Handle::detach`]: a
+//!    thread starts or stops driving worker `i` (in io_uring mode it
+//!    becomes or stops being the ring's issuer; in legacy mode the poll
+//!    thread delivers the events of a worker nobody drives);
+//! 3. [`Handle::maintain`]: a non-blocking reap of the worker's events and
+//!    timers;
+//! 4. [`Handle::park`]: the whole wait (announce, last reap, re-check,
+//!    block, withdraw, timers; see `park.rs`);
+//! 5. [`Handle::register`]: where an I/O resource's readiness is delivered.
+//!
 //! [`Handle`] is shared by the whole runtime: I/O types reach it to
-//! register, timers to insert, and the worker loop calls
-//! [`Handle::park`] inside the idle protocol's blocking step so that a
-//! parked worker never sleeps past its next timer.
+//! register, timers to insert.
 //!
 //! Which driver runs is stored once, as the private `Mode` enum built by
 //! [`Handle::new`]: `Legacy` (condvar parkers, and a reactor per worker
@@ -24,6 +40,7 @@
 pub(crate) mod choice;
 #[cfg(tokiwa_io_driver)]
 pub(crate) mod legacy;
+mod park;
 mod parker;
 #[cfg(tokiwa_io_driver)]
 pub(crate) mod registration;
@@ -35,6 +52,7 @@ pub(crate) mod uring;
 
 pub use choice::Driver;
 
+pub(crate) use park::{ParkSite, Reach};
 pub(crate) use parker::{Parker, Unparker};
 use std::io;
 
@@ -267,10 +285,18 @@ impl Handle {
     pub(crate) fn attach(&self, index: usize) -> io::Result<()> {
         #[cfg(feature = "uring")]
         if let Some(ring) = self.ring(index) {
-            return ring.attach();
+            ring.attach()?;
         }
-        let _ = index;
+        // A thread reaps the worker's events now, not its poll thread.
+        self.set_parked(index, false);
         Ok(())
+    }
+
+    /// No thread drives worker `index` any more (a current-thread
+    /// runtime's core was put back): its poll thread delivers its events
+    /// until a thread attaches again.
+    pub(crate) fn detach(&self, index: usize) {
+        self.set_parked(index, true);
     }
 
     /// The calling thread is about to let go of worker `index` (its core
@@ -325,22 +351,32 @@ impl Handle {
         self.time.as_ref()
     }
 
-    /// The blocking step of worker `index`: sleeps on `parker` until
-    /// unparked or until the worker's next timer is due.
-    pub(crate) fn park(&self, index: usize, parker: &mut Parker) {
-        #[cfg(feature = "time")]
-        if let Some(time) = &self.time {
-            time.park(index, |timeout| parker.park(timeout));
-            return;
+    /// Tells worker `index`'s poll thread whether the worker is parked
+    /// (it then reaps the worker's events) or awake (it leaves them to the
+    /// worker's own reaps). Set to `true` *before* the worker's last
+    /// non-blocking reap (see `legacy/reactor.rs` and `park.rs`).
+    fn set_parked(&self, index: usize, parked: bool) {
+        #[cfg(tokiwa_io_driver)]
+        if let Some(reactor) = self.reactors().get(index) {
+            reactor.set_worker_parked(parked);
         }
-        let _ = index;
-        parker.park(None);
+        let _ = (index, parked);
     }
 
-    /// A busy worker's look at its drivers: reaps its reactor without
-    /// blocking and fires its expired timers. Returns whether anything was
-    /// woken.
-    pub(crate) fn maintain(&self, index: usize) -> bool {
+    /// Whether an io_uring operation (a file read, an open, ...) is in
+    /// flight on any ring: a wakeup is then due within microseconds, which
+    /// a worker may wait for spinning rather than asleep.
+    pub(crate) fn has_ops_in_flight(&self) -> bool {
+        #[cfg(feature = "uring")]
+        if self.rings().iter().any(|r| r.ops().in_flight() != 0) {
+            return true;
+        }
+        false
+    }
+
+    /// Reaps worker `index`'s own reactor or ring without blocking.
+    /// Returns whether anything was woken.
+    fn reap_own(&self, index: usize) -> bool {
         let mut woke = false;
         #[cfg(feature = "uring")]
         if let Some(ring) = self.ring(index) {
@@ -350,66 +386,31 @@ impl Handle {
         if let Some(reactor) = self.reactors().get(index) {
             woke |= reactor.reap() > 0;
         }
-        woke |= self.process_timers(index);
+        let _ = index;
         woke
     }
 
-    /// Tells worker `index`'s poll thread whether the worker is parked
-    /// (it then reaps the worker's events) or awake (it leaves them to the
-    /// worker's own reaps). Set to `true` *before* the worker's last
-    /// non-blocking reap (see `legacy/reactor.rs`).
-    pub(crate) fn set_parked(&self, index: usize, parked: bool) {
-        #[cfg(tokiwa_io_driver)]
-        if let Some(reactor) = self.reactors().get(index) {
-            reactor.set_worker_parked(parked);
-        }
-        let _ = (index, parked);
-    }
-
-    /// Whether an io_uring operation (a file read, an open, ...) is in
-    /// flight on any ring.
-    pub(crate) fn has_ops_in_flight(&self) -> bool {
-        #[cfg(feature = "uring")]
-        if self.rings().iter().any(|r| r.ops().in_flight() != 0) {
-            return true;
-        }
-        false
-    }
-
-    /// A worker about to park: reaps its own reactor and timers, and if
-    /// that woke nothing, the reactors of parked workers too (stealing I/O
-    /// readiness the kernel already has, as it steals tasks), so a worker
-    /// sleeps only when no event is waiting for a sleeping worker. It
-    /// leaves awake workers' reactors alone: taking their events moved
-    /// their tasks over and back, and in a one-connection echo 1-2% of the
-    /// round trips then took twice as long (p99 27 us against 11 us when
-    /// only parked workers' reactors are reaped). Returns whether anything
+    /// Reaps the reactors of the other workers that are asleep (legacy
+    /// mode; see [`park::Reach::AlsoSleeping`]). Returns whether anything
     /// was woken.
-    pub(crate) fn reap_before_park(&self, index: usize) -> bool {
-        if self.maintain(index) {
-            return true;
-        }
+    fn reap_sleeping(&self, index: usize) -> bool {
         #[cfg(tokiwa_io_driver)]
         {
             let reactors = self.reactors();
             let n = reactors.len();
             for offset in 1..n {
                 let reactor = &reactors[(index + offset) % n];
-                // An awake worker reaps its own reactor; taking its events
-                // would only pull its tasks over here.
-                if !reactor.worker_is_parked() {
-                    continue;
-                }
-                if reactor.reap() > 0 {
+                if reactor.worker_is_parked() && reactor.reap() > 0 {
                     return true;
                 }
             }
         }
+        let _ = index;
         false
     }
 
     /// Fires worker `index`'s expired timers. Returns whether any fired.
-    pub(crate) fn process_timers(&self, index: usize) -> bool {
+    fn process_timers(&self, index: usize) -> bool {
         #[cfg(feature = "time")]
         if let Some(time) = &self.time {
             return time.process(index) > 0;

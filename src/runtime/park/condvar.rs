@@ -1,20 +1,18 @@
 //! The condition-variable parker.
 //!
-//! A three-state word (`EMPTY`, `PARKED`, `NOTIFIED`) in front of a mutex
-//! and condvar, as in std's thread parker: `unpark` only takes the mutex when
-//! the worker is actually asleep, so waking a busy worker costs one atomic
-//! swap.
-use crate::loom::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+//! The wake token (`token.rs`) in front of a mutex and condvar: `unpark`
+//! only takes the mutex when the worker is actually asleep, so waking a
+//! busy worker costs one atomic swap. The mutex is held from the token's
+//! `EMPTY → PARKED` until the wait releases it, and a notifier that found
+//! `PARKED` takes it before notifying: the notification cannot slip in
+//! between the transition and the wait.
+use super::token::WakeToken;
 use crate::loom::sync::{Arc, Condvar, Mutex};
 use std::fmt;
 use std::time::Duration;
 
-const EMPTY: usize = 0;
-const PARKED: usize = 1;
-const NOTIFIED: usize = 2;
-
 struct Inner {
-    state: AtomicUsize,
+    token: WakeToken,
     mutex: Mutex<()>,
     condvar: Condvar,
 }
@@ -34,7 +32,7 @@ impl Parker {
     pub(crate) fn new() -> Parker {
         Parker {
             inner: Arc::new(Inner {
-                state: AtomicUsize::new(EMPTY),
+                token: WakeToken::new(),
                 mutex: Mutex::new(()),
                 condvar: Condvar::new(),
             }),
@@ -57,14 +55,8 @@ impl Parker {
 
 impl Inner {
     fn park(&self, timeout: Option<Duration>) -> bool {
-        // A token from an earlier `unpark`: consume it and return. SeqCst on
-        // every access of `state`: it is the flag half of the announce /
-        // re-check handshake with `unpark`.
-        if self
-            .state
-            .compare_exchange(NOTIFIED, EMPTY, SeqCst, SeqCst)
-            .is_ok()
-        {
+        // A notification from an earlier `unpark`: consume it and return.
+        if self.token.take() {
             return true;
         }
         if timeout == Some(Duration::ZERO) {
@@ -72,35 +64,26 @@ impl Inner {
         }
 
         let mut guard = self.mutex.lock().unwrap();
-        match self.state.compare_exchange(EMPTY, PARKED, SeqCst, SeqCst) {
-            Ok(_) => {}
-            Err(NOTIFIED) => {
-                // Raced with `unpark`: take the token.
-                self.state.swap(EMPTY, SeqCst);
-                return true;
-            }
-            Err(actual) => panic!("inconsistent park state: {actual}"),
+        if !self.token.begin_sleep() {
+            // Raced with `unpark`: its notification is consumed.
+            return true;
         }
 
         match timeout {
             None => loop {
                 guard = self.condvar.wait(guard).unwrap();
-                if self
-                    .state
-                    .compare_exchange(NOTIFIED, EMPTY, SeqCst, SeqCst)
-                    .is_ok()
-                {
+                if self.token.take() {
                     return true;
                 }
-                // Spurious wakeup: wait again.
+                // Spurious wakeup: still `PARKED`, wait again.
             },
             Some(timeout) => {
                 let _slack = PreciseTimerSlack::new();
                 let (_guard, _) = self.condvar.wait_timeout(guard, timeout).unwrap();
                 // Woken, timed out or spurious: leave `PARKED` either way; a
-                // token that arrived meanwhile is consumed (the caller
-                // re-checks its queues after every return).
-                self.state.swap(EMPTY, SeqCst) == NOTIFIED
+                // notification that arrived meanwhile is consumed (the
+                // caller re-checks its queues after every return).
+                self.token.end_sleep()
             }
         }
     }
@@ -108,16 +91,12 @@ impl Inner {
 
 impl Unparker {
     pub(crate) fn unpark(&self) {
-        match self.inner.state.swap(NOTIFIED, SeqCst) {
-            EMPTY | NOTIFIED => {}
-            PARKED => {
-                // Taking the lock orders this notify after the parker's
-                // transition to `PARKED` and its wait: the notification
-                // cannot slip in between them.
-                drop(self.inner.mutex.lock().unwrap());
-                self.inner.condvar.notify_one();
-            }
-            actual => panic!("inconsistent park state: {actual}"),
+        if self.inner.token.notify() {
+            // Taking the lock orders this notify after the parker's
+            // transition to `PARKED` and its wait: the notification
+            // cannot slip in between them.
+            drop(self.inner.mutex.lock().unwrap());
+            self.inner.condvar.notify_one();
         }
     }
 }

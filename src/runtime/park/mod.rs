@@ -17,6 +17,10 @@
 //! The worker's parker that the drivers hand the scheduler, a choice of
 //! these primitives, is `runtime/driver/parker.rs`.
 //!
+//! Both worker parkers keep the same wake token (`token.rs`: one word,
+//! `EMPTY`/`PARKED`/`NOTIFIED`) and differ only in how they sleep and how
+//! a sleeper is woken.
+//!
 //! The legacy primitive is a mutex and condition variable (`condvar.rs`):
 //! the legacy driver's poll threads (`runtime/driver/legacy/reactor.rs`) wake
 //! workers through it, and a parked worker waits on it with a timeout for
@@ -31,3 +35,4 @@ pub(crate) mod condvar;
 #[cfg(any(feature = "uring", all(test, tokiwa_loom)))]
 pub(crate) mod ring_wake;
 pub(crate) mod thread;
+mod token;

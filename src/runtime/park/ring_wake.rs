@@ -18,8 +18,8 @@
 //!                                        F_MORE re-arms the poll
 //! ```
 //!
-//! **No lost wakeup.** The state word is the flag half of the handshake, as
-//! in the condvar parker: a notifier that runs before the worker's
+//! **No lost wakeup.** The state word is the wake token of `token.rs`, the
+//! flag half of the handshake, shared with the condvar parker: a notifier that runs before the worker's
 //! `EMPTY → PARKED` leaves `NOTIFIED`, which the worker finds; one that runs
 //! after it sees `PARKED` and writes the eventfd. That write cannot be lost
 //! either: if it lands before the worker enters the kernel, the poll's
@@ -40,12 +40,8 @@
 //! The ring itself is behind [`WakeRing`], so the loom model
 //! (`loom_tests/ring_wake.rs`) runs this exact code against a condvar fake
 //! with the eventfd's edge and coalescing semantics.
-use crate::loom::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use super::token::WakeToken;
 use std::time::Duration;
-
-const EMPTY: usize = 0;
-const PARKED: usize = 1;
-const NOTIFIED: usize = 2;
 
 /// What a parked worker's ring must do for the protocol.
 pub(crate) trait WakeRing {
@@ -63,7 +59,7 @@ pub(crate) trait WakeSignal {
 /// must be signalled) or `NOTIFIED` (a token the next park consumes).
 #[derive(Debug)]
 pub(crate) struct WakeState {
-    state: AtomicUsize,
+    token: WakeToken,
 }
 
 /// What a notification did (for the metrics).
@@ -78,20 +74,18 @@ pub(crate) enum Notify {
 impl WakeState {
     pub(crate) fn new() -> WakeState {
         WakeState {
-            state: AtomicUsize::new(EMPTY),
+            token: WakeToken::new(),
         }
     }
 
-    /// The notifier's side. SeqCst on every access of `state`: it is the
-    /// flag half of the announce / re-check handshake.
+    /// The notifier's side: only the notifier that finds the worker
+    /// asleep writes the eventfd.
     pub(crate) fn unpark(&self, signal: &impl WakeSignal) -> Notify {
-        match self.state.swap(NOTIFIED, SeqCst) {
-            PARKED => {
-                signal.signal();
-                Notify::Signalled
-            }
-            EMPTY | NOTIFIED => Notify::Coalesced,
-            actual => panic!("inconsistent ring wake state: {actual}"),
+        if self.token.notify() {
+            signal.signal();
+            Notify::Signalled
+        } else {
+            Notify::Coalesced
         }
     }
 
@@ -99,29 +93,20 @@ impl WakeState {
     /// arrives or `timeout` passes. `Some(ZERO)` only consumes a pending
     /// token. Returns whether a notification was consumed.
     pub(crate) fn park(&self, ring: &mut impl WakeRing, timeout: Option<Duration>) -> bool {
-        if self
-            .state
-            .compare_exchange(NOTIFIED, EMPTY, SeqCst, SeqCst)
-            .is_ok()
-        {
+        if self.token.take() {
             return true;
         }
         if timeout == Some(Duration::ZERO) {
             return false;
         }
-        match self.state.compare_exchange(EMPTY, PARKED, SeqCst, SeqCst) {
-            Ok(_) => {}
-            Err(NOTIFIED) => {
-                self.state.swap(EMPTY, SeqCst);
-                return true;
-            }
-            Err(actual) => panic!("inconsistent ring wake state: {actual}"),
+        if !self.token.begin_sleep() {
+            return true;
         }
         ring.wait(timeout);
         // Woken, timed out, or a completion: leave `PARKED` either way. A
         // notifier that wrote the eventfd meanwhile left a wake CQE that the
         // next drain consumes (at worst one spurious return later).
-        self.state.swap(EMPTY, SeqCst) == NOTIFIED
+        self.token.end_sleep()
     }
 }
 

@@ -12,6 +12,8 @@
 //! waker fired) and up to `event_interval` tasks, then lets the driver reap
 //! its events; every `global_queue_interval` ticks the injection queue is
 //! served first so remote spawns are not starved.
+mod park;
+
 use crate::loom::sync::atomic::{AtomicUsize, Ordering::Relaxed, Ordering::SeqCst};
 use crate::loom::sync::Mutex;
 use crate::runtime::blocking::Spawner;
@@ -22,7 +24,7 @@ const SPIN_BEFORE_PARK: std::time::Duration = std::time::Duration::from_micros(5
 use crate::runtime::config::Config;
 use crate::runtime::context;
 use crate::runtime::driver;
-use crate::runtime::driver::{Parker, Unparker};
+use crate::runtime::driver::{Parker, Reach, Unparker};
 use crate::runtime::metrics::WorkerMetrics;
 use crate::runtime::park::{condvar, thread as park_thread};
 use crate::runtime::scheduler;
@@ -232,7 +234,6 @@ impl Handle {
     fn take_core(&self) -> Option<(Box<Core>, std::io::Result<()>)> {
         let core = self.core.lock().unwrap().take()?;
         let attached = self.driver.attach(0);
-        self.driver.set_parked(0, false);
         Some((core, attached))
     }
 
@@ -262,7 +263,7 @@ impl Handle {
 
     fn put_core(&self, core: Box<Core>) {
         // Nobody drives the runtime now: its poll thread reaps the events.
-        self.driver.set_parked(0, true);
+        self.driver.detach(0);
         *self.core.lock().unwrap() = Some(core);
         for waker in self.core_waiters.lock().unwrap().drain(..) {
             waker.wake();
@@ -388,7 +389,7 @@ impl Handle {
         loop {
             let ops = self.driver.has_ops_in_flight();
             if ops {
-                self.driver.maintain(0);
+                self.driver.maintain(0, Reach::Own);
             }
             let local = !cx
                 .core
@@ -413,67 +414,35 @@ impl Handle {
         }
     }
 
+    /// Parks the runtime's thread through the driver's park sequence
+    /// (`runtime/driver/park.rs`) until there may be work; with a timeout
+    /// (zero: the end of a batch of tasks), only looks at the driver and
+    /// consumes a pending wakeup, without sleeping.
     fn park(&self, cx: &Context, timeout: Option<std::time::Duration>) {
-        if timeout.is_none() {
-            // Events the kernel already has and timers due now run before
-            // sleeping (the core stays in the context, so what they wake
-            // goes to the local queue, with no thread hop). The poll thread
-            // is told first, so events arriving after this reap are its.
-            self.driver.set_parked(0, true);
-            self.driver.maintain(0);
-        }
         let mut park = {
             let mut slot = cx.core.borrow_mut();
             let core = slot.as_mut().expect("core missing");
-            let idle = timeout.is_none();
-            if idle
-                && (!core.tasks.is_empty()
-                    || !core.yielded.is_empty()
-                    || self.block_on_waker.woken.load(SeqCst))
-            {
-                self.driver.set_parked(0, false);
-                return;
-            }
-            if idle {
-                core.parks += 1;
-                self.metrics.park_count.store(core.parks, Relaxed);
-            }
-            self.metrics.poll_count.store(core.polls, Relaxed);
             core.park.take().expect("park missing")
         };
-        let idle = timeout.is_none();
-        if idle {
-            if let Some(f) = &self.config.before_park {
-                f();
+        let slept = match timeout {
+            Some(timeout) => {
+                let polls = cx.core.borrow().as_ref().expect("core missing").polls;
+                self.metrics.poll_count.store(polls, Relaxed);
+                self.driver.maintain(0, Reach::Own);
+                park.park(Some(timeout));
+                false
             }
-        }
-        // The `before_park` hook may have spawned or woken a task: then
-        // there is work, and the thread does not sleep (as in tokio).
-        let woken_by_hook = idle && {
-            let slot = cx.core.borrow();
-            let core = slot.as_ref().expect("core missing");
-            !core.tasks.is_empty()
-                || self.inject_len.load(Relaxed) != 0
-                || self.block_on_waker.woken.load(SeqCst)
+            None => {
+                let mut site = park::ThreadPark {
+                    handle: self,
+                    cx,
+                    slept: false,
+                };
+                self.driver.park(0, &mut park, &mut site);
+                site.slept
+            }
         };
-        // A blocking task in flight (a file operation on the pool) is
-        // likely to wake a task within microseconds: wait for it spinning
-        // rather than asleep, as multi-thread workers do.
-        let found_by_spin = idle
-            && !woken_by_hook
-            && (self.blocking_spawner.has_tasks_in_flight() || self.driver.has_ops_in_flight())
-            && self.spin_for_work(cx);
-        if woken_by_hook || found_by_spin {
-            self.driver.set_parked(0, false);
-        } else if idle {
-            self.driver.park(0, &mut park);
-            self.driver.set_parked(0, false);
-            self.driver.process_timers(0);
-        } else {
-            self.driver.maintain(0);
-            park.park(timeout);
-        }
-        if idle {
+        if slept {
             if let Some(f) = &self.config.after_unpark {
                 f();
             }
@@ -481,7 +450,7 @@ impl Handle {
         let mut slot = cx.core.borrow_mut();
         let core = slot.as_mut().expect("core missing");
         core.park = Some(park);
-        if idle {
+        if slept {
             self.metrics.park_unpark_count.store(core.parks, Relaxed);
         }
     }

@@ -37,12 +37,14 @@
 //! tasks of the owned list (starting at its own shard), drops the
 //! notifications in its queue and hands its core in; the last core in
 //! drains the injection side.
+mod park;
+
 use super::idle::Idle;
 use super::Handle;
 use crate::loom::sync::atomic::Ordering::Relaxed;
 use crate::loom::sync::Mutex;
 use crate::runtime::context;
-use crate::runtime::driver::{Parker, Unparker};
+use crate::runtime::driver::{Parker, Reach, Unparker};
 use crate::runtime::metrics::WorkerMetrics;
 use crate::runtime::scheduler;
 use crate::runtime::scheduler::deque::{Stealer, Worker as Deque};
@@ -199,7 +201,6 @@ pub(crate) fn run(handle: Arc<Handle>, core: Box<Core>) -> Result<(), (Box<Core>
     if let Err(e) = handle.driver.attach(core.index) {
         return Err((core, e));
     }
-    handle.driver.set_parked(core.index, false);
     let scheduler_handle = scheduler::Handle::MultiThread(handle.clone());
     let _enter = context::enter_runtime(&scheduler_handle, true);
     let cx = scheduler::Context::MultiThread(Context {
@@ -276,7 +277,7 @@ impl Context {
     fn maintenance(&self, core: Box<Core>) -> Box<Core> {
         let index = core.index;
         let mut core = self.with_core_in_context(core, || {
-            self.handle.driver.maintain(index);
+            self.handle.driver.maintain(index, Reach::Own);
         });
         core.publish_stats(&self.handle);
         if self.handle.shared.inject.is_closed() {
@@ -310,7 +311,7 @@ impl Context {
         let deadline = std::time::Instant::now() + SPIN_BEFORE_PARK;
         loop {
             core = self.with_core_in_context(core, || {
-                self.handle.driver.reap_before_park(index);
+                self.handle.driver.maintain(index, Reach::AlsoSleeping);
             });
             let shared = &self.handle.shared;
             let local = core.lifo_slot.is_some() || !core.run_queue.is_empty();
@@ -342,24 +343,11 @@ impl Context {
         self.core.borrow_mut().take().expect("core missing")
     }
 
-    /// Fires this worker's expired timers; returns the core.
-    fn process_timers(&self, core: Box<Core>) -> Box<Core> {
-        let index = core.index;
-        self.with_core_in_context(core, || {
-            self.handle.driver.process_timers(index);
-        })
-    }
-
-    /// Parks through the idle protocol; returns when there may be work.
-    /// Expired timers are fired before and after, so the worker neither
-    /// sleeps with a due timer nor leaves one unfired when it wakes.
+    /// Parks through the driver's park sequence (`runtime/driver/park.rs`)
+    /// and the idle protocol; returns when there may be work. Expired
+    /// timers are fired before and after, so the worker neither sleeps
+    /// with a due timer nor leaves one unfired when it wakes.
     fn park(&self, mut core: Box<Core>) -> Box<Core> {
-        // Reap the worker's own events and timers first (without blocking):
-        // readiness the kernel already has (say, the reply to a write this
-        // worker just made) runs here with no thread hop.
-        // The poll thread is told first, so events arriving after this reap
-        // are its to deliver (see `runtime/driver/legacy/reactor.rs`).
-        let index = core.index;
         // Spin only when a wakeup is due within microseconds: the
         // completion of a blocking task or of a ring operation (a file
         // read on the pool takes a few microseconds; parking made every
@@ -380,55 +368,23 @@ impl Context {
                 Err(core) => core,
             };
         }
-        self.handle.driver.set_parked(index, true);
-        core = self.with_core_in_context(core, || {
-            self.handle.driver.reap_before_park(index);
-        });
-        if core.lifo_slot.is_some() || !core.run_queue.is_empty() {
-            self.handle.driver.set_parked(index, false);
-            if core.is_searching {
-                // Readiness of its own, as in `spin_for_completions`: hand
-                // the search on only for work others made visible. Left a
-                // searcher, it woke a parked worker each time it ran its
-                // own readiness (running the task ends the search), and
-                // that worker found nothing and parked again: two eventfd
-                // writes and two parks per round trip of a one-connection
-                // echo between two workers' rings.
-                core.stop_searching_for_own_work(&self.handle);
-            }
+        let handle = &*self.handle;
+        let index = core.index;
+        let mut parker = core.park.take().expect("park missing");
+        let mut site = park::WorkerPark {
+            cx: self,
+            core: Some(core),
+            slept: false,
+        };
+        handle.driver.park(index, &mut parker, &mut site);
+        let slept = site.slept;
+        let mut core = site.core.take().expect("core missing");
+        core.park = Some(parker);
+        if !slept {
             return core;
         }
-        let handle = &*self.handle;
-        let shared = &handle.shared;
-        if let Some(f) = &handle.config.before_park {
-            f();
-        }
-        let index = core.index;
-        let has_work = || {
-            core.lifo_slot.is_some()
-                || !core.run_queue.is_empty()
-                || shared.has_remote_work(index)
-                || shared.inject.is_closed()
-        };
-        let mut park = core.park.take().expect("park missing");
-        let metrics = &shared.worker_metrics[index];
-        let block = || {
-            // Published before sleeping, so an idle worker's count is
-            // visible while it sleeps (parking is rare: the atomic is
-            // cheap here).
-            metrics.park_count.fetch_add(1, Relaxed);
-            handle.driver.park(index, &mut park);
-            metrics.park_unpark_count.fetch_add(1, Relaxed);
-        };
-        let outcome = shared
-            .idle
-            .park_worker(index, core.is_searching, has_work, block);
-        core.park = Some(park);
-        handle.driver.set_parked(index, false);
-        core.is_searching = outcome.searching;
-        core = self.process_timers(core);
         core.publish_stats(handle);
-        if shared.inject.is_closed() {
+        if handle.shared.inject.is_closed() {
             core.is_shutdown = true;
         }
         if let Some(f) = &handle.config.after_unpark {

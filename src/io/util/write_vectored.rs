@@ -1,0 +1,49 @@
+//! The future of [`AsyncWriteExt::write_vectored`](super::AsyncWriteExt::write_vectored):
+//! one write from several buffers.
+use std::future::Future;
+use std::io::{self, IoSlice};
+use std::marker::PhantomPinned;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use pin_project_lite::pin_project;
+
+use crate::io::AsyncWrite;
+
+pin_project! {
+    /// Future for the [`write_vectored`](super::AsyncWriteExt::write_vectored) method.
+    #[derive(Debug)]
+    #[must_use = "futures do nothing unless you `.await` or poll them"]
+    pub struct WriteVectored<'a, 'b, W: ?Sized> {
+        writer: &'a mut W,
+        bufs: &'a [IoSlice<'b>],
+        #[pin]
+        _pin: PhantomPinned,
+    }
+}
+
+pub(super) fn write_vectored<'a, 'b, W>(
+    writer: &'a mut W,
+    bufs: &'a [IoSlice<'b>],
+) -> WriteVectored<'a, 'b, W>
+where
+    W: AsyncWrite + Unpin + ?Sized,
+{
+    WriteVectored {
+        writer,
+        bufs,
+        _pin: PhantomPinned,
+    }
+}
+
+impl<W> Future for WriteVectored<'_, '_, W>
+where
+    W: AsyncWrite + Unpin + ?Sized,
+{
+    type Output = io::Result<usize>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
+        let me = self.project();
+        Pin::new(&mut **me.writer).poll_write_vectored(cx, me.bufs)
+    }
+}

@@ -1,0 +1,85 @@
+//! `Barrier`: lets `n` tasks wait until all of them have arrived.
+//!
+//! A count of arrivals and a generation number under a lock; the last
+//! task to arrive starts the next generation and wakes the others through
+//! a [`Notify`] (`notify_waiters`). A waiter creates its `Notified` before
+//! it checks the generation, so the wakeup cannot slip between the two.
+use super::Notify;
+use crate::loom::sync::Mutex;
+use std::pin::pin;
+
+/// A barrier for `n` tasks; reusable, one generation after another.
+#[derive(Debug)]
+pub struct Barrier {
+    state: Mutex<BarrierState>,
+    notify: Notify,
+    n: usize,
+}
+
+#[derive(Debug)]
+struct BarrierState {
+    arrived: usize,
+    generation: usize,
+}
+
+impl Barrier {
+    /// Creates a barrier that releases its tasks `n` at a time (0 behaves
+    /// as 1, as `std::sync::Barrier`).
+    pub fn new(n: usize) -> Barrier {
+        Barrier {
+            state: Mutex::new(BarrierState {
+                arrived: 0,
+                generation: 1,
+            }),
+            notify: Notify::new(),
+            n: n.max(1),
+        }
+    }
+
+    /// Waits until `n` tasks have called `wait`. Exactly one of them (the
+    /// last to arrive) gets a result whose
+    /// [`is_leader`](BarrierWaitResult::is_leader) is `true`.
+    ///
+    /// Not cancel safe: a dropped `wait` still counts as arrived.
+    pub async fn wait(&self) -> BarrierWaitResult {
+        let generation = {
+            let mut state = self
+                .state
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let generation = state.generation;
+            state.arrived += 1;
+            if state.arrived == self.n {
+                state.arrived = 0;
+                state.generation = state.generation.wrapping_add(1);
+                drop(state);
+                self.notify.notify_waiters();
+                return BarrierWaitResult(true);
+            }
+            generation
+        };
+        loop {
+            let notified = pin!(self.notify.notified());
+            let current = self
+                .state
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .generation;
+            if current != generation {
+                return BarrierWaitResult(false);
+            }
+            notified.await;
+        }
+    }
+}
+
+/// What [`Barrier::wait`] returns.
+#[derive(Debug, Clone)]
+pub struct BarrierWaitResult(bool);
+
+impl BarrierWaitResult {
+    /// Whether this task was the one that released the others.
+    pub fn is_leader(&self) -> bool {
+        self.0
+    }
+}

@@ -1,0 +1,311 @@
+//! A one-shot channel: a single value from one sender to one receiver.
+//!
+//! # Design
+//!
+//! Both halves share one `Arc` of a lock around the channel's whole state:
+//! the value slot, whether the sender finished (sent or dropped), whether
+//! the receiver closed (or dropped), and one waker for each side. Every
+//! transition takes the lock, and wakers run after it is released. A
+//! oneshot carries one message, so a lock per operation costs a few
+//! uncontended atomic operations, and the protocol is obviously free of
+//! lost wakeups: a side checks the other's flag and stores its waker in
+//! the same critical section in which the other side sets that flag and
+//! takes the waker.
+//!
+//! Receiving (`poll`) and [`Sender::poll_closed`] spend a unit of the
+//! task's cooperative budget, as tokio's do.
+use super::blocking;
+use crate::loom::sync::{Arc, Mutex, MutexGuard};
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
+
+/// Sends a value to the associated [`Receiver`].
+#[derive(Debug)]
+pub struct Sender<T> {
+    inner: Option<Arc<Inner<T>>>,
+}
+
+/// Receives a value from the associated [`Sender`]: `.await` it (or use
+/// [`try_recv`](Receiver::try_recv) / [`blocking_recv`](Receiver::blocking_recv)).
+#[derive(Debug)]
+pub struct Receiver<T> {
+    inner: Option<Arc<Inner<T>>>,
+}
+
+pub mod error {
+    //! `Oneshot` error types.
+    use std::fmt;
+
+    /// Error returned by awaiting a [`Receiver`](super::Receiver): the
+    /// sender was dropped without sending.
+    #[derive(Debug, Eq, PartialEq, Clone)]
+    pub struct RecvError(pub(crate) ());
+
+    /// Error returned by [`Receiver::try_recv`](super::Receiver::try_recv).
+    #[derive(Debug, Eq, PartialEq, Clone)]
+    pub enum TryRecvError {
+        /// No value has been sent yet.
+        Empty,
+        /// The sender was dropped without sending, or the value was
+        /// already received.
+        Closed,
+    }
+
+    impl fmt::Display for RecvError {
+        fn fmt(&self, fmt: &mut fmt::Formatter<'_>) -> fmt::Result {
+            fmt.write_str("channel closed")
+        }
+    }
+
+    impl std::error::Error for RecvError {}
+
+    impl fmt::Display for TryRecvError {
+        fn fmt(&self, fmt: &mut fmt::Formatter<'_>) -> fmt::Result {
+            fmt.write_str(match self {
+                TryRecvError::Empty => "channel empty",
+                TryRecvError::Closed => "channel closed",
+            })
+        }
+    }
+
+    impl std::error::Error for TryRecvError {}
+}
+
+use error::{RecvError, TryRecvError};
+
+struct Inner<T> {
+    state: Mutex<State<T>>,
+}
+
+struct State<T> {
+    value: Option<T>,
+    /// The sender sent or was dropped: no value will come after this.
+    tx_done: bool,
+    /// The receiver closed the channel or was dropped.
+    rx_closed: bool,
+    /// The receiving task.
+    rx_waker: Option<Waker>,
+    /// A task in `Sender::closed`.
+    tx_waker: Option<Waker>,
+}
+
+impl<T> Inner<T> {
+    fn lock(&self) -> MutexGuard<'_, State<T>> {
+        // No user code runs under the lock (values are moved in and out,
+        // never dropped there), so a poisoned lock is consistent.
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl<T> fmt::Debug for Inner<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = self.lock();
+        f.debug_struct("Inner")
+            .field("value_sent", &state.value.is_some())
+            .field("tx_done", &state.tx_done)
+            .field("rx_closed", &state.rx_closed)
+            .finish()
+    }
+}
+
+/// Creates a new one-shot channel.
+pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
+    let inner = Arc::new(Inner {
+        state: Mutex::new(State {
+            value: None,
+            tx_done: false,
+            rx_closed: false,
+            rx_waker: None,
+            tx_waker: None,
+        }),
+    });
+    (
+        Sender {
+            inner: Some(inner.clone()),
+        },
+        Receiver { inner: Some(inner) },
+    )
+}
+
+fn wake(waker: Option<Waker>) {
+    if let Some(waker) = waker {
+        waker.wake();
+    }
+}
+
+impl<T> Sender<T> {
+    /// Sends `t`; returns it back if the receiver was dropped or closed.
+    /// Consumes the sender: a oneshot carries one value.
+    pub fn send(mut self, t: T) -> Result<(), T> {
+        let inner = self
+            .inner
+            .take()
+            .expect("a Sender has its channel until it sends");
+        let mut state = inner.lock();
+        if state.rx_closed {
+            // The receiver is gone: the value goes back to the caller, and
+            // the sender counts as done (the `Drop` below is a no-op).
+            state.tx_done = true;
+            return Err(t);
+        }
+        state.value = Some(t);
+        state.tx_done = true;
+        let waker = state.rx_waker.take();
+        drop(state);
+        wake(waker);
+        Ok(())
+    }
+
+    /// Waits until the receiver is dropped or closed: a way to stop
+    /// computing a value nobody will receive.
+    pub async fn closed(&mut self) {
+        std::future::poll_fn(|cx| self.poll_closed(cx)).await
+    }
+
+    /// Whether the receiver was dropped or closed.
+    pub fn is_closed(&self) -> bool {
+        match &self.inner {
+            Some(inner) => inner.lock().rx_closed,
+            None => true,
+        }
+    }
+
+    /// Polls for the receiver being dropped or closed; the waker of the
+    /// latest call is the one woken.
+    pub fn poll_closed(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        #[cfg(feature = "rt")]
+        let coop = std::task::ready!(crate::task::coop::poll_proceed(cx));
+        let Some(inner) = &self.inner else {
+            return Poll::Ready(());
+        };
+        let mut state = inner.lock();
+        if state.rx_closed {
+            #[cfg(feature = "rt")]
+            coop.made_progress();
+            return Poll::Ready(());
+        }
+        match &mut state.tx_waker {
+            Some(waker) if waker.will_wake(cx.waker()) => {}
+            slot => *slot = Some(cx.waker().clone()),
+        }
+        Poll::Pending
+    }
+}
+
+impl<T> Drop for Sender<T> {
+    fn drop(&mut self) {
+        let Some(inner) = self.inner.take() else {
+            return;
+        };
+        let mut state = inner.lock();
+        state.tx_done = true;
+        let waker = state.rx_waker.take();
+        drop(state);
+        wake(waker);
+    }
+}
+
+impl<T> Receiver<T> {
+    /// Closes the channel without dropping the receiver: a later `send`
+    /// fails, and a value sent before still arrives through
+    /// [`try_recv`](Receiver::try_recv) or `.await`.
+    pub fn close(&mut self) {
+        let Some(inner) = &self.inner else { return };
+        let mut state = inner.lock();
+        state.rx_closed = true;
+        let waker = state.tx_waker.take();
+        drop(state);
+        wake(waker);
+    }
+
+    /// Whether the receiver has yielded its value or error: polling it
+    /// again would panic.
+    pub fn is_terminated(&self) -> bool {
+        self.inner.is_none()
+    }
+
+    /// Whether no value waits to be received.
+    pub fn is_empty(&self) -> bool {
+        match &self.inner {
+            Some(inner) => inner.lock().value.is_none(),
+            None => true,
+        }
+    }
+
+    /// Takes the value if it has been sent; `Empty` if not yet, `Closed`
+    /// if it never will be (or was already taken).
+    pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
+        let Some(inner) = &self.inner else {
+            return Err(TryRecvError::Closed);
+        };
+        let mut state = inner.lock();
+        let result = match state.value.take() {
+            Some(value) => Ok(value),
+            None if state.tx_done || state.rx_closed => Err(TryRecvError::Closed),
+            None => return Err(TryRecvError::Empty),
+        };
+        drop(state);
+        self.inner = None;
+        result
+    }
+
+    /// Blocks the thread until the value (or the error) arrives.
+    ///
+    /// # Panics
+    ///
+    /// When called from inside an asynchronous execution context.
+    #[track_caller]
+    pub fn blocking_recv(self) -> Result<T, RecvError> {
+        blocking::block_on(self)
+    }
+}
+
+impl<T> Drop for Receiver<T> {
+    fn drop(&mut self) {
+        let Some(inner) = self.inner.take() else {
+            return;
+        };
+        let mut state = inner.lock();
+        state.rx_closed = true;
+        let value = state.value.take();
+        let waker = state.tx_waker.take();
+        drop(state);
+        // The value (if any) is dropped here, outside the lock.
+        drop(value);
+        wake(waker);
+    }
+}
+
+impl<T> Future for Receiver<T> {
+    type Output = Result<T, RecvError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.get_mut();
+        let Some(inner) = &this.inner else {
+            panic!("called after complete");
+        };
+        #[cfg(feature = "rt")]
+        let coop = std::task::ready!(crate::task::coop::poll_proceed(cx));
+        let mut state = inner.lock();
+        let result = match state.value.take() {
+            Some(value) => Ok(value),
+            None if state.tx_done || state.rx_closed => Err(RecvError(())),
+            None => {
+                match &mut state.rx_waker {
+                    Some(waker) if waker.will_wake(cx.waker()) => {}
+                    slot => *slot = Some(cx.waker().clone()),
+                }
+                return Poll::Pending;
+            }
+        };
+        drop(state);
+        #[cfg(feature = "rt")]
+        coop.made_progress();
+        this.inner = None;
+        Poll::Ready(result)
+    }
+}
