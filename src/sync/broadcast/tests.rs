@@ -358,3 +358,63 @@ fn sender_len_tracks_the_slowest_receiver() {
         assert_eq!(tx.is_empty(), expected == 0);
     }
 }
+
+/// Counts its clones; a clone of `poisoned` panics.
+#[derive(Debug)]
+struct Counted {
+    value: usize,
+    poisoned: bool,
+    clones: Arc<AtomicUsize>,
+}
+
+impl Clone for Counted {
+    fn clone(&self) -> Counted {
+        assert!(!self.poisoned, "clone of a poisoned value");
+        self.clones.fetch_add(1, Ordering::SeqCst);
+        Counted {
+            value: self.value,
+            poisoned: false,
+            clones: self.clones.clone(),
+        }
+    }
+}
+
+#[test]
+fn every_receive_clones_even_the_last_one() {
+    let clones = Arc::new(AtomicUsize::new(0));
+    let (tx, mut rx1) = channel(4);
+    let mut rx2 = tx.subscribe();
+    let value = |value| Counted {
+        value,
+        poisoned: false,
+        clones: clones.clone(),
+    };
+    tx.send(value(1)).unwrap();
+    assert_eq!(rx1.try_recv().unwrap().value, 1);
+    assert_eq!(rx2.try_recv().unwrap().value, 1);
+    // As in tokio: one clone per receive, the last reader's included.
+    assert_eq!(clones.load(Ordering::SeqCst), 2);
+}
+
+#[test]
+fn a_clone_that_panics_loses_that_value_for_that_receiver_only() {
+    let clones = Arc::new(AtomicUsize::new(0));
+    let (tx, mut rx) = channel(4);
+    tx.send(Counted {
+        value: 0,
+        poisoned: true,
+        clones: clones.clone(),
+    })
+    .unwrap();
+    tx.send(Counted {
+        value: 1,
+        poisoned: false,
+        clones: clones.clone(),
+    })
+    .unwrap();
+    let first = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| rx.try_recv()));
+    assert!(first.is_err());
+    // The channel is consistent and the receiver has moved past the value.
+    assert_eq!(rx.try_recv().unwrap().value, 1);
+    assert!(matches!(rx.try_recv(), Err(TryRecvError::Empty)));
+}

@@ -541,3 +541,51 @@ fn wakers_are_dropped_outside_the_lock() {
     drop(reserve);
     assert_eq!(tx.capacity(), 1);
 }
+
+#[test]
+fn a_served_reservation_fails_once_the_receiver_closed_and_wakes_it() {
+    let (tx, mut rx) = channel::<()>(1);
+    let held = tx.try_reserve().unwrap();
+    let (reserve_wakes, reserve_waker) = counting_waker();
+    let mut reserve = pin!(tx.reserve());
+    assert!(poll_once(reserve.as_mut(), &reserve_waker).is_pending());
+    // The slot goes to the waiting reservation, which has not seen it yet.
+    drop(held);
+    assert_eq!(reserve_wakes.0.load(Ordering::SeqCst), 1);
+    rx.close();
+    let (recv_wakes, recv_waker) = counting_waker();
+    {
+        let mut recv = pin!(rx.recv());
+        // Closed, but a slot is still out: the receiver waits for it.
+        assert!(poll_once(recv.as_mut(), &recv_waker).is_pending());
+        // The reservation fails on the closed channel and gives the slot
+        // back, which ends the receiver's wait.
+        assert!(matches!(
+            poll_once(reserve.as_mut(), &reserve_waker),
+            Poll::Ready(Err(SendError(())))
+        ));
+        assert_eq!(recv_wakes.0.load(Ordering::SeqCst), 1);
+        assert_eq!(poll_once(recv.as_mut(), &recv_waker), Poll::Ready(None));
+    }
+}
+
+#[test]
+fn a_permit_keeps_its_value_when_waking_the_receiver_panics() {
+    struct PanickingWaker;
+    impl Wake for PanickingWaker {
+        fn wake(self: Arc<Self>) {
+            panic!("the receiver's waker panics");
+        }
+    }
+    let (tx, mut rx) = channel(1);
+    let waker = Waker::from(Arc::new(PanickingWaker));
+    assert!(poll_once(pin!(rx.recv()), &waker).is_pending());
+    let permit = tx.try_reserve().unwrap();
+    let sent = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| permit.send(7)));
+    assert!(sent.is_err());
+    // The value was queued before the wake: its slot stays taken.
+    assert_eq!(tx.capacity(), 0);
+    assert_eq!(rx.len(), 1);
+    assert_eq!(rx.try_recv(), Ok(7));
+    assert_eq!(tx.capacity(), 1);
+}

@@ -121,3 +121,15 @@ fn const_new_makes_a_static_notify() {
     N.notify_one();
     futures::executor::block_on(N.notified());
 }
+
+#[test]
+fn notified_futures_are_not_unpin_like_tokios() {
+    // Compiles only if the type is not `Unpin` (both impls would apply).
+    trait AmbiguousIfUnpin<A> {
+        fn some_item(&self) {}
+    }
+    impl<T: ?Sized> AmbiguousIfUnpin<()> for T {}
+    impl<T: ?Sized + Unpin> AmbiguousIfUnpin<u8> for T {}
+    let _ = <crate::sync::futures::Notified<'static> as AmbiguousIfUnpin<_>>::some_item;
+    let _ = <crate::sync::futures::OwnedNotified as AmbiguousIfUnpin<_>>::some_item;
+}

@@ -223,3 +223,55 @@ fn semaphore_bounds_concurrency_across_workers() {
         assert_eq!(sem.available_permits(), 3);
     });
 }
+
+#[test]
+fn a_task_out_of_budget_keeps_its_place_in_the_lock_queue() {
+    use super::{boxed, Poller};
+    use futures::FutureExt;
+    use std::task::Poll;
+    current_thread().block_on(async {
+        let mutex = Arc::new(crate::sync::Mutex::new(()));
+        let guard = mutex.clone().try_lock_owned().unwrap();
+        let (pa, pb) = (Poller::new(), Poller::new());
+        while crate::task::coop::consume_budget().now_or_never().is_some() {}
+        // Out of budget, the lock still queues (as tokio's: the budget is
+        // checked once the lock is taken), so FIFO order holds.
+        let mut a = boxed(mutex.clone().lock_owned());
+        assert!(pa.poll(&mut a).is_pending());
+        let mut b = boxed(mutex.clone().lock_owned());
+        assert!(pb.poll(&mut b).is_pending());
+        drop(guard);
+        assert_eq!((pa.wakes(), pb.wakes()), (1, 0));
+        // Still out of budget: `a` holds the lock but yields.
+        assert!(pa.poll(&mut a).is_pending());
+        assert!(mutex.try_lock().is_err());
+        crate::task::yield_now().await;
+        // A fresh budget: `a` gets the lock it held; `b` still waits.
+        let Poll::Ready(guard) = pa.poll(&mut a) else {
+            panic!("the lock was not handed over")
+        };
+        assert!(pb.poll(&mut b).is_pending());
+        drop(guard);
+        assert!(pb.poll(&mut b).is_ready());
+    });
+}
+
+#[test]
+fn a_lock_dropped_while_yielding_for_budget_gives_the_lock_back() {
+    use super::{boxed, Poller};
+    use futures::FutureExt;
+    current_thread().block_on(async {
+        let mutex = Arc::new(crate::sync::Mutex::new(()));
+        let guard = mutex.clone().try_lock_owned().unwrap();
+        let p = Poller::new();
+        let mut a = boxed(mutex.clone().lock_owned());
+        assert!(p.poll(&mut a).is_pending());
+        while crate::task::coop::consume_budget().now_or_never().is_some() {}
+        drop(guard);
+        // Granted, but out of budget: pending, holding the lock.
+        assert!(p.poll(&mut a).is_pending());
+        assert!(mutex.try_lock().is_err());
+        drop(a);
+        assert!(mutex.try_lock().is_ok());
+    });
+}
