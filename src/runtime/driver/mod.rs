@@ -235,16 +235,27 @@ impl Handle {
         fd: std::os::fd::RawFd,
         interest: crate::io::Interest,
     ) -> io::Result<(Backend, std::sync::Arc<scheduled_io::ScheduledIo>, u64)> {
-        let index = crate::runtime::worker_index()
-            .unwrap_or_else(|| self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+        let worker = crate::runtime::worker_index();
+        let index =
+            worker.unwrap_or_else(|| self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
         match &self.mode {
             #[cfg(feature = "uring")]
-            Mode::Uring { rings, .. } => {
-                let worker = index % rings.len();
-                let (io, token) = rings[worker].register(fd, interest)?;
-                let homed = uring::Homed::new(rings.clone(), worker, token, fd, interest);
-                Ok((Backend::Uring(homed), io, token))
-            }
+            Mode::Uring { rings, .. } => match worker {
+                // On a worker that owns its ring: armed there at once.
+                Some(worker) if rings[worker % rings.len()].is_owned_here() => {
+                    let worker = worker % rings.len();
+                    let (io, token) = rings[worker].register(fd, interest)?;
+                    let homed = uring::Homed::new(rings.clone(), worker, token, fd, interest);
+                    Ok((Backend::Uring(homed), io, token))
+                }
+                // Off the workers (an accept loop in `block_on`, a thread of
+                // its own, another runtime's worker): placed later, by the
+                // first task that waits on it (see `uring/home.rs`).
+                _ => {
+                    let (homed, io) = uring::Homed::unplaced(rings.clone(), fd, interest)?;
+                    Ok((Backend::Uring(homed), io, 0))
+                }
+            },
             Mode::Legacy { .. } => {
                 let reactors = self.reactors();
                 let reactor = &reactors[index % reactors.len()];

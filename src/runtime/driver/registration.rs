@@ -77,13 +77,16 @@ impl Registration {
         }
     }
 
-    /// A task is about to wait on the resource: in io_uring mode its poll
-    /// may move to this worker's ring (see `uring/home.rs`).
-    fn on_wait(&self) {
+    /// A task is about to wait on the resource: in io_uring mode its
+    /// first poll is armed now if it has none, and its poll may move to
+    /// this worker's ring (see `uring/home.rs`). An error means no poll
+    /// could be armed: the waiter must not sleep.
+    fn on_wait(&self) -> io::Result<()> {
         #[cfg(feature = "uring")]
         if let Backend::Uring(homed) = &self.backend {
-            homed.on_wait(&self.shared);
+            return homed.on_wait(&self.shared);
         }
+        Ok(())
     }
 
     /// Marks the resource `ready` without waiting for the driver's first
@@ -119,7 +122,7 @@ impl Registration {
         let event = match self.shared.poll_readiness(cx, direction) {
             Poll::Ready(event) => event,
             Poll::Pending => {
-                self.on_wait();
+                self.on_wait()?;
                 return Poll::Pending;
             }
         };
@@ -177,11 +180,11 @@ impl Registration {
         let event = std::future::poll_fn(|cx| {
             let poll = readiness.as_mut().poll(cx);
             if poll.is_pending() {
-                self.on_wait();
+                self.on_wait()?;
             }
-            poll
+            poll.map(Ok::<_, io::Error>)
         })
-        .await;
+        .await?;
         if event.is_shutdown {
             return Err(shutdown_error());
         }

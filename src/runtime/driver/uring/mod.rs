@@ -342,21 +342,38 @@ impl Worker {
         fd: RawFd,
         interest: Interest,
     ) -> std::io::Result<(Arc<ScheduledIo>, u64)> {
-        // Directly only on the ring's owner; every other thread (another
-        // worker, another runtime's worker, a thread outside any runtime)
-        // sends a request and wakes the owner, never waits for its lock.
+        let io = Arc::new(ScheduledIo::new());
+        let token = self.register_existing(fd, interest, io.clone())?;
+        Ok((io, token))
+    }
+
+    /// Arms a poll for `io` on this ring: directly on the ring's owner;
+    /// every other thread (another worker, another runtime's worker, a
+    /// thread outside any runtime) sends a request and wakes the owner,
+    /// never waits for its lock. Returns the poll's token.
+    pub(crate) fn register_existing(
+        &self,
+        fd: RawFd,
+        interest: Interest,
+        io: Arc<ScheduledIo>,
+    ) -> std::io::Result<u64> {
         let direct = self.with_owned_ring(|ring| {
             self.io
-                .register(fd, interest, Some((ring, &self.waker.metrics)))
+                .register(fd, interest, io.clone(), Some((ring, &self.waker.metrics)))
         });
-        let (io, token, request) = match direct {
+        let (token, request) = match direct {
             Some(result) => result?,
-            None => self.io.register(fd, interest, None)?,
+            None => self.io.register(fd, interest, io, None)?,
         };
         if let Some(request) = request {
             self.send(request);
         }
-        Ok((io, token))
+        Ok(token)
+    }
+
+    /// Whether the runtime shut down (the ring is closed).
+    pub(crate) fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Acquire)
     }
 
     /// Arms a poll for an already registered resource on this ring, from
