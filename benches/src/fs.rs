@@ -413,9 +413,6 @@ fn quantile_us(latencies_ns: &[u32], q: f64) -> Option<f64> {
     Some(s[i] as f64 / 1000.0)
 }
 
-
-
-
 const LABEL: usize = 26;
 
 /// Prints the tables of the rows run so far (nothing without rows). Called

@@ -604,9 +604,6 @@ fn quantile_us(latencies_ns: &[u32], q: f64) -> Option<f64> {
     Some(s[i] as f64 / 1000.0)
 }
 
-
-
-
 const LABEL: usize = 26;
 
 /// Prints the row's table (nothing if it did not run). Called by the hang

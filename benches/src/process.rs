@@ -112,8 +112,6 @@ fn best(samples: &[f64]) -> Option<f64> {
     samples.iter().copied().reduce(f64::max)
 }
 
-
-
 /// Prints the table of the rows run so far (nothing without rows). Called
 /// by the hang watchdog too, so it must not block on a held lock.
 pub fn print(plan: &Plan) {

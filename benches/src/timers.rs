@@ -196,8 +196,6 @@ fn percentile<T: Copy + Ord>(samples: &[T], permille: usize) -> Option<T> {
     s.get(rank - 1).copied()
 }
 
-
-
 fn print_sleep(plan: &Plan, rows: &[Row<Duration>]) {
     println!(
         "\ntimers/sleep_100k: {SLEEP_TASKS} tasks spawned from a task, each sleeping a random 0..={} ms \
