@@ -7,6 +7,10 @@
 //! skipped, with the kernel's reason printed, only where building a runtime
 //! on it fails (a kernel or sandbox that refuses `io_uring_setup`).
 //!
+//! `TOKIWA_DRIVER=legacy` or `TOKIWA_DRIVER=uring` (the variable tokiwa's
+//! builder reads when not told) narrows the runs to that driver, so CI can
+//! run the suite once per driver; unset or `auto`, both drivers run.
+//!
 //! Every run has a deadline: a body that hangs (a lost wakeup, a starved
 //! task) fails the test, naming the configuration, instead of hanging
 //! `cargo test`.
@@ -47,9 +51,20 @@ pub fn build(config: Config) -> std::io::Result<Runtime> {
     builder.enable_all().driver(config.driver).build()
 }
 
-/// Runs `body` to completion on each of the four configurations, each on a
-/// fresh runtime, and checks first that the runtime really runs the driver
-/// asked for.
+/// The drivers to run on: both, unless `TOKIWA_DRIVER` names one.
+pub fn drivers() -> Vec<Driver> {
+    let chosen = std::env::var("TOKIWA_DRIVER").unwrap_or_default();
+    match chosen.trim().to_ascii_lowercase().as_str() {
+        "" | "auto" => vec![Driver::Legacy, Driver::Uring],
+        "legacy" | "epoll" => vec![Driver::Legacy],
+        "uring" | "io_uring" | "io-uring" => vec![Driver::Uring],
+        other => panic!("TOKIWA_DRIVER={other:?}: expected auto, legacy or uring"),
+    }
+}
+
+/// Runs `body` to completion on each configuration (the drivers of
+/// [`drivers`], times both flavours), each on a fresh runtime, and checks
+/// first that the runtime really runs the driver asked for.
 ///
 /// Panics (failing the test) when `body` panics, when it takes longer than
 /// the deadline, or when the legacy driver cannot be built.
@@ -58,7 +73,7 @@ where
     F: Fn(Config) -> Fut + Send + Sync + Clone + 'static,
     Fut: Future<Output = ()>,
 {
-    for driver in [Driver::Legacy, Driver::Uring] {
+    for driver in drivers() {
         for flavor in [Flavor::CurrentThread, Flavor::MultiThread] {
             let config = Config { driver, flavor };
             let runtime = match build(config) {
