@@ -6,20 +6,22 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use tokio::sync::mpsc;
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tokio_util::time::DelayQueue;
 
-/// Schedules each `(name, delay)` and returns the names in the order they
-/// fall due, leaving out those named in `cancelled` (removed from the queue
-/// before they fire).
+/// Schedules each `(name, delay)`, the delays counted from one instant, and
+/// returns the names in the order they fall due, leaving out those named
+/// in `cancelled` (removed from the queue before they fire).
 pub async fn due_order(
     reminders: &[(&'static str, Duration)],
     cancelled: &[&str],
 ) -> Vec<&'static str> {
+    let start = Instant::now();
     let mut queue = DelayQueue::new();
     let mut keys = Vec::new();
     for &(name, delay) in reminders {
-        keys.push((name, queue.insert(name, delay)));
+        keys.push((name, queue.insert_at(name, start + delay)));
     }
     for (name, key) in &keys {
         if cancelled.contains(name) {
@@ -60,7 +62,6 @@ pub async fn ticker(token: CancellationToken, period: Duration, ticks: mpsc::Sen
 mod tests {
     use super::*;
     use crate::harness::on_every_runtime;
-    use tokio::time::Instant;
 
     #[test]
     fn delay_queue_hands_back_in_due_order() {
@@ -69,16 +70,16 @@ mod tests {
             let started = Instant::now();
             let order = due_order(
                 &[
-                    ("third", ms(60)),
-                    ("first", ms(20)),
-                    ("dropped", ms(30)),
-                    ("second", ms(40)),
+                    ("third", ms(150)),
+                    ("first", ms(50)),
+                    ("dropped", ms(75)),
+                    ("second", ms(100)),
                 ],
                 &["dropped"],
             )
             .await;
             assert_eq!(order, ["first", "second", "third"]);
-            assert!(started.elapsed() >= ms(60), "the last reminder came early");
+            assert!(started.elapsed() >= ms(150), "the last reminder came early");
         });
     }
 
