@@ -18,11 +18,15 @@ pub fn current_driver() -> Driver {
 mod tests {
     use super::*;
     use crate::harness::{on_every_runtime, Config};
+    use futures::SinkExt;
     use hyper::rt::{Executor, Sleep, Timer};
     use hyper_util::rt::{TokioExecutor, TokioTimer};
     use std::pin::Pin;
     use std::time::Duration;
     use tokio::sync::oneshot;
+    use tokio_stream::wrappers::ReceiverStream;
+    use tokio_stream::StreamExt;
+    use tokio_util::sync::PollSender;
 
     #[test]
     fn hyper_util_spawns_onto_tokiwa() {
@@ -54,19 +58,21 @@ mod tests {
     }
 
     #[test]
-    fn tokio_stream_and_tokio_util_share_the_applications_tokio() {
+    fn tokio_stream_and_tokio_util_take_the_applications_channels() {
         on_every_runtime("shared_vocabulary", |config: Config| async move {
-            // These compile only if tokio-stream's and tokio-util's `tokio`
-            // is the application's (one `tokio` in the graph: tokiwa).
+            // tokio-util's `PollSender` and tokio-stream's `ReceiverStream`
+            // take `tokio::sync::mpsc`'s own types: this compiles only if
+            // their `tokio` is the application's (tokiwa, whose channel this
+            // is), and the value crosses it from a spawned task.
             let (tx, rx) = tokio::sync::mpsc::channel::<Driver>(1);
-            let mut stream = tokio_stream::wrappers::ReceiverStream::new(rx);
-            let token = tokio_util::sync::CancellationToken::new();
-            let guard = token.clone().drop_guard();
-            tokio::spawn(async move { tx.send(current_driver()).await.unwrap() });
-            use tokio_stream::StreamExt;
+            let mut sink = PollSender::new(tx);
+            let mut stream = ReceiverStream::new(rx);
+            tokio::spawn(async move {
+                sink.send(current_driver()).await.unwrap();
+                SinkExt::close(&mut sink).await.unwrap();
+            });
             assert_eq!(stream.next().await, Some(config.driver));
-            drop(guard);
-            assert!(token.is_cancelled());
+            assert_eq!(stream.next().await, None, "the sender closed");
         });
     }
 }
