@@ -177,3 +177,33 @@ pub fn fig(x: Option<f64>, decimals: usize) -> String {
 pub fn out(text: &str) {
     println!("{}", text.trim_end());
 }
+
+/// One group of table cells: a figure per main column (`figure` gets the
+/// column's position in `columns().main`), then the subject's ratio to
+/// each base. As wide as [`group_head`].
+pub fn group(decimals: usize, figure: impl Fn(usize) -> Option<f64>) -> String {
+    let cols = &columns().main;
+    let value = |c: Column| figure(cols.iter().position(|&x| x == c)?);
+    let mut cells: String = cols
+        .iter()
+        .map(|&c| format!("{:>9}", fig(value(c), decimals)))
+        .collect();
+    for b in bases() {
+        cells += &format!("{:>9}", ratio(value(subject()), value(b)));
+    }
+    cells
+}
+
+/// The header of a [`group`]: the main columns' labels, then `/base` for
+/// each ratio.
+pub fn group_head() -> String {
+    let mut head: String = columns()
+        .main
+        .iter()
+        .map(|c| format!("{:>9}", c.label()))
+        .collect();
+    for b in bases() {
+        head += &format!("{:>9}", format!("/{}", b.label()));
+    }
+    head
+}

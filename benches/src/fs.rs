@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::columns::{bases, columns, fig, out, ratio, subject, Column};
+use crate::columns::{columns, group, group_head, out, subject, Column};
 use crate::{on_tokio, on_tokiwa, timed_by_watchdog, Flavour};
 
 /// The size of one read, one small file, and the read buffer.
@@ -413,40 +413,8 @@ fn quantile_us(latencies_ns: &[u32], q: f64) -> Option<f64> {
     Some(s[i] as f64 / 1000.0)
 }
 
-fn value(c: Column, figure: &impl Fn(usize) -> Option<f64>) -> Option<f64> {
-    figure(
-        columns()
-            .main
-            .iter()
-            .position(|&x| x == c)
-            .expect("a main column"),
-    )
-}
 
-/// A figure per main column, then the subject's ratio to each base.
-fn group(decimals: usize, figure: impl Fn(usize) -> Option<f64>) -> String {
-    let cols = &columns().main;
-    let mut cells: String = cols
-        .iter()
-        .map(|&c| format!("{:>9}", fig(value(c, &figure), decimals)))
-        .collect();
-    for b in bases() {
-        cells += &format!("{:>9}", ratio(value(subject(), &figure), value(b, &figure)));
-    }
-    cells
-}
 
-fn group_head() -> String {
-    let mut head: String = columns()
-        .main
-        .iter()
-        .map(|c| format!("{:>9}", c.label()))
-        .collect();
-    for b in bases() {
-        head += &format!("{:>9}", format!("/{}", b.label()));
-    }
-    head
-}
 
 const LABEL: usize = 26;
 

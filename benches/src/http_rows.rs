@@ -41,7 +41,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::columns::{bases, columns, fig, out, ratio, subject, Column};
+use crate::columns::{columns, fig, group, group_head, out, subject, Column};
 use crate::{on_tokio, on_tokiwa, timed_by_watchdog};
 
 /// The response body.
@@ -604,34 +604,8 @@ fn quantile_us(latencies_ns: &[u32], q: f64) -> Option<f64> {
     Some(s[i] as f64 / 1000.0)
 }
 
-fn value(c: Column, figure: &impl Fn(usize) -> Option<f64>) -> Option<f64> {
-    figure(columns().main.iter().position(|&x| x == c)?)
-}
 
-/// A figure per main column, then the subject's ratio to each base.
-fn group(decimals: usize, figure: impl Fn(usize) -> Option<f64>) -> String {
-    let mut cells: String = columns()
-        .main
-        .iter()
-        .map(|&c| format!("{:>9}", fig(value(c, &figure), decimals)))
-        .collect();
-    for b in bases() {
-        cells += &format!("{:>9}", ratio(value(subject(), &figure), value(b, &figure)));
-    }
-    cells
-}
 
-fn group_head() -> String {
-    let mut head: String = columns()
-        .main
-        .iter()
-        .map(|c| format!("{:>9}", c.label()))
-        .collect();
-    for b in bases() {
-        head += &format!("{:>9}", format!("/{}", b.label()));
-    }
-    head
-}
 
 const LABEL: usize = 26;
 

@@ -13,7 +13,7 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
-use crate::columns::{bases, columns, fig, out, ratio, subject, Column};
+use crate::columns::{columns, group, group_head, out, subject, Column};
 use crate::{on_tokio, on_tokiwa, timed_by_watchdog, Flavour};
 
 /// How much of the row a mode runs.
@@ -112,31 +112,7 @@ fn best(samples: &[f64]) -> Option<f64> {
     samples.iter().copied().reduce(f64::max)
 }
 
-/// A figure per main column, then the subject's ratio to each base.
-fn group(figure: impl Fn(usize) -> Option<f64>) -> String {
-    let cols = &columns().main;
-    let value = |c: Column| figure(cols.iter().position(|&x| x == c).expect("a main column"));
-    let mut cells: String = cols
-        .iter()
-        .map(|&c| format!("{:>9}", fig(value(c), 0)))
-        .collect();
-    for b in bases() {
-        cells += &format!("{:>9}", ratio(value(subject()), value(b)));
-    }
-    cells
-}
 
-fn group_head() -> String {
-    let mut head: String = columns()
-        .main
-        .iter()
-        .map(|c| format!("{:>9}", c.label()))
-        .collect();
-    for b in bases() {
-        head += &format!("{:>9}", format!("/{}", b.label()));
-    }
-    head
-}
 
 /// Prints the table of the rows run so far (nothing without rows). Called
 /// by the hang watchdog too, so it must not block on a held lock.
@@ -171,8 +147,8 @@ pub fn print(plan: &Plan) {
             "{:<9} {:>5} |{} |{}",
             row.flavour.label(),
             row.rates[0].len(),
-            group(|i| median(&row.rates[i])),
-            group(|i| best(&row.rates[i])),
+            group(0, |i| median(&row.rates[i])),
+            group(0, |i| best(&row.rates[i])),
         ));
     }
 }

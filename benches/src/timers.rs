@@ -9,7 +9,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::columns::{bases, columns, fig, out, ratio, subject, Column};
+use crate::columns::{columns, fig, group, group_head, out, subject, Column};
 use crate::{timed_by_watchdog, Flavour};
 
 /// How much of each row a mode runs.
@@ -196,32 +196,7 @@ fn percentile<T: Copy + Ord>(samples: &[T], permille: usize) -> Option<T> {
     s.get(rank - 1).copied()
 }
 
-/// One group of cells: a figure per main column, then the subject's ratio
-/// to each base (as wide as `group_head`).
-fn group(figure: impl Fn(usize) -> Option<f64>, decimals: usize) -> String {
-    let cols = &columns().main;
-    let value = |c: Column| figure(cols.iter().position(|&x| x == c).expect("a main column"));
-    let mut cells: String = cols
-        .iter()
-        .map(|&c| format!("{:>9}", fig(value(c), decimals)))
-        .collect();
-    for b in bases() {
-        cells += &format!("{:>9}", ratio(value(subject()), value(b)));
-    }
-    cells
-}
 
-fn group_head() -> String {
-    let mut head: String = columns()
-        .main
-        .iter()
-        .map(|c| format!("{:>9}", c.label()))
-        .collect();
-    for b in bases() {
-        head += &format!("{:>9}", format!("/{}", b.label()));
-    }
-    head
-}
 
 fn print_sleep(plan: &Plan, rows: &[Row<Duration>]) {
     println!(
@@ -252,8 +227,8 @@ fn print_sleep(plan: &Plan, rows: &[Row<Duration>]) {
             "{:<9} {:>5} |{} |{}",
             row.flavour.label(),
             row.samples[0].len(),
-            group(|i| ms(i, 500), 2),
-            group(|i| ms(i, 900), 2),
+            group(2, |i| ms(i, 500)),
+            group(2, |i| ms(i, 900)),
         ));
     }
 }
@@ -289,8 +264,8 @@ fn print_late(plan: &Plan, rows: &[Row<i64>]) {
             "{:<9} {:>7} |{} |{} | {:>8}{:>8}",
             row.flavour.label(),
             row.samples[0].len(),
-            group(|i| us(&row.samples[i], 500), 1),
-            group(|i| us(&row.samples[i], 990), 1),
+            group(1, |i| us(&row.samples[i], 500)),
+            group(1, |i| us(&row.samples[i], 990)),
             fig(us(&row.os, 500), 1),
             fig(us(&row.os, 990), 1),
         ));

@@ -62,7 +62,8 @@ fn pin_both_forms() {
             let c = seven();
             let d = async { 1 };
         }
-        let _: Pin<&mut _> = c.as_mut();
+        fn is_pinned<F: Future>(_: &Pin<&mut F>) {}
+        is_pinned(&c);
         assert_eq!((&mut c).await + (&mut d).await, 8);
     });
 }

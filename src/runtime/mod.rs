@@ -32,6 +32,7 @@ pub use handle::{EnterGuard, Handle, RuntimeFlavor};
 pub use local_runtime::{LocalOptions, LocalRuntime};
 pub use metrics::RuntimeMetrics;
 pub use runtime::Runtime;
+#[cfg(tokiwa_io_driver)]
 pub(crate) use shutdown_error::shutdown_error;
 pub use shutdown_error::is_rt_shutdown_err;
 

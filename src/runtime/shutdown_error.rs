@@ -13,6 +13,8 @@ use std::io;
 const RUNTIME_SHUTTING_DOWN: &str = "A Tokio 1.x context was found, but it is being shutdown.";
 
 /// The error of an operation on a resource whose runtime has shut down.
+/// (Only the I/O driver's resources return it; without one it is unused.)
+#[cfg_attr(not(tokiwa_io_driver), allow(dead_code))]
 pub(crate) fn shutdown_error() -> io::Error {
     io::Error::other(RUNTIME_SHUTTING_DOWN)
 }
