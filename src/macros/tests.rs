@@ -494,7 +494,8 @@ fn join_with_uninhabited_output_compiles_and_stays_pending() {
     block_on(async {
         let mut join = Box::pin(async { crate::join!(pending::<Infallible>(), async { 1 }) });
         assert!(futures::poll!(&mut join).is_pending());
-        let mut join = Box::pin(async { crate::join!(biased; async { 1 }, pending::<Infallible>()) });
+        let mut join =
+            Box::pin(async { crate::join!(biased; async { 1 }, pending::<Infallible>()) });
         assert!(futures::poll!(&mut join).is_pending());
     });
 }
@@ -526,7 +527,8 @@ fn try_join_with_uninhabited_types() {
     block_on(async {
         let res = crate::try_join!(async { Err::<Infallible, _>(1) }, async { Ok(2) });
         assert_eq!(res, Err(1));
-        let res = crate::try_join!(biased; async { Ok::<_, i32>(1) }, async { Err::<Infallible, _>(2) });
+        let res =
+            crate::try_join!(biased; async { Ok::<_, i32>(1) }, async { Err::<Infallible, _>(2) });
         assert_eq!(res, Err(2));
         let res = crate::try_join!(async { Ok::<_, Infallible>(1) }, async { Ok(2) });
         assert_eq!(res, Ok((1, 2)));
