@@ -404,17 +404,17 @@ impl Handle {
     /// Reaps worker `index`'s own reactor or ring without blocking.
     /// Returns whether anything was woken.
     fn reap_own(&self, index: usize) -> bool {
-        let mut woke = false;
+        // The modes are exclusive: a worker has a ring or a reactor.
         #[cfg(feature = "uring")]
         if let Some(ring) = self.ring(index) {
-            woke |= ring.maintain() > 0;
+            return ring.maintain() > 0;
         }
         #[cfg(tokiwa_io_driver)]
         if let Some(reactor) = self.reactors().get(index) {
-            woke |= reactor.reap() > 0;
+            return reactor.reap() > 0;
         }
         let _ = index;
-        woke
+        false
     }
 
     /// Reaps the reactors of the other workers that are asleep (legacy
