@@ -524,8 +524,8 @@ pub fn tables() -> Vec<Table> {
                 Family::Echo,
                 vec![
                     Figure::new(
-                        "round trips",
-                        "/s",
+                        "throughput",
+                        "round trips/s",
                         Kind::Throughput,
                         per_column(cols, |i| get(i, 0)),
                     ),

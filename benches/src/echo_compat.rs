@@ -452,8 +452,8 @@ pub fn tables() -> Vec<Table> {
                 Family::EchoCompat,
                 vec![
                     Figure::new(
-                        "round trips",
-                        "/s",
+                        "throughput",
+                        "round trips/s",
                         Kind::Throughput,
                         both(&|s| s.trips_per_s),
                     ),

@@ -731,8 +731,8 @@ pub fn tables(plan: &Plan) -> Vec<Table> {
             Family::Http,
             vec![
                 Figure::new(
-                    "requests",
-                    "/s",
+                    "throughput",
+                    "requests/s",
                     Kind::Throughput,
                     per_column(cols, |i| median(&row.rates[i])),
                 ),

@@ -351,6 +351,24 @@ fn write_report(report: &report::Report) {
     }
 }
 
+/// `--html-from REPORT.json`: the HTML report again from a run's JSON
+/// (to compare runs, or to work on the page without running the rows).
+fn html_from(json: Option<&str>) {
+    let Some(json) = json else {
+        eprintln!("usage: --html-from REPORT.json");
+        std::process::exit(2);
+    };
+    let report: report::Report = std::fs::read_to_string(json)
+        .map_err(|e| e.to_string())
+        .and_then(|text| serde_json::from_str(&text).map_err(|e| e.to_string()))
+        .unwrap_or_else(|e| {
+            eprintln!("cannot read {json}: {e}");
+            std::process::exit(1);
+        });
+    report::print_summary(&report);
+    write_report(&report);
+}
+
 fn absolute(path: PathBuf) -> PathBuf {
     std::path::absolute(&path).unwrap_or(path)
 }
@@ -419,6 +437,7 @@ fn main() {
         Some("--serve") => return external::serve_main(&args[2..]),
         Some("--loadgen-echo") => return external::loadgen::main(&args[2..]),
         Some("--loadgen-churn") => return external::loadgen::churn_main(&args[2..]),
+        Some("--html-from") => return html_from(args.get(2).map(String::as_str)),
         _ => {}
     }
     let mut mode: &'static Mode = &FULL;
@@ -457,6 +476,7 @@ fn main() {
                 );
                 println!("  --json [PATH.json]: also write the figures as JSON (default target/tokiwa-bench/report.json);");
                 println!("          the HTML report is always written, to target/tokiwa-bench/report.html");
+                println!("  --html-from PATH.json: print the summary and write the HTML report of an earlier run's JSON");
                 println!("  --http-conns=N: the http row's keep-alive connections (default 16)");
                 println!("  --http-pin: the http row's load thread on the 2nd CPU, its server on the 1st");
                 println!(

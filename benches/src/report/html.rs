@@ -132,10 +132,13 @@ fn draw_panel(
     } else {
         "shorter bar is better"
     };
-    let caption = format!(
-        "{} ({}), relative to {base}: {better}",
-        sample.name, sample.unit
-    );
+    // The unit, where every row has the same (ns/spawn beside ns/ping: no).
+    let unit = if figures.iter().flatten().all(|f| f.unit == sample.unit) {
+        format!(" ({})", sample.unit)
+    } else {
+        String::new()
+    };
+    let caption = format!("{}{unit}, relative to {base}: {better}", sample.name);
     let n = rows.len() as f64;
     let mut chart = ChartBuilder::on(area)
         .caption(caption, ("sans-serif", 17))
@@ -151,6 +154,9 @@ fn draw_panel(
         .disable_y_axis()
         .x_labels(8)
         .x_label_formatter(&|x| format!("{x:.1}×"))
+        // Fixed sizes: plotters' defaults scale with the panel's height,
+        // which makes a one-row table's axis unreadable.
+        .label_style(("sans-serif", 12))
         .light_line_style(WHITE.mix(0.0))
         .draw()
         .expect("svg");
@@ -212,11 +218,14 @@ pub fn percentile_chart(table: &Table, row: &Row) -> String {
     if row.percentiles.is_empty() {
         return svg;
     }
-    let max = row
-        .percentiles
-        .iter()
-        .flat_map(|p| p.points.iter().map(|(_, us)| *us))
-        .fold(1.0, f64::max);
+    let all = || {
+        row.percentiles
+            .iter()
+            .flat_map(|p| p.points.iter().map(|(_, us)| *us))
+            .filter(|us| *us > 0.0)
+    };
+    let max = all().fold(1.0, f64::max);
+    let min = all().fold(max, f64::min);
     // x: the percentiles evenly spaced, as the tail matters as much as the
     // middle to a reader.
     let names: Vec<String> = row.percentiles[0]
@@ -240,7 +249,8 @@ pub fn percentile_chart(table: &Table, row: &Row) -> String {
             .margin(8)
             .x_label_area_size(22)
             .y_label_area_size(46)
-            .build_cartesian_2d(-0.25..last + 0.25, 0.0..max * 1.1)
+            // Logarithmic: p50 and p99.9 are often 100× apart.
+            .build_cartesian_2d(-0.25..last + 0.25, (min * 0.7..max * 1.4).log_scale())
             .expect("svg");
         chart
             .configure_mesh()
@@ -253,8 +263,21 @@ pub fn percentile_chart(table: &Table, row: &Row) -> String {
                     String::new()
                 }
             })
-            .y_desc("µs")
-            .y_label_formatter(&|y| human(*y))
+            .y_desc("µs (log scale)")
+            .label_style(("sans-serif", 11))
+            .light_line_style(WHITE.mix(0.0))
+            .disable_y_mesh()
+            .y_labels(6)
+            // Only 1, 2 and 5 of each decade, else the labels of a
+            // narrow range overlap.
+            .y_label_formatter(&|y| {
+                let m = y / 10f64.powf(y.log10().floor());
+                if [1.0, 2.0, 5.0].iter().any(|k| (m - k).abs() < 1e-6) {
+                    human(*y)
+                } else {
+                    String::new()
+                }
+            })
             .draw()
             .expect("svg");
         for p in &row.percentiles {
@@ -290,6 +313,7 @@ h1 { margin-bottom: 4px; }
 table.summary { border-collapse: collapse; margin: 12px 0; font-size: 14px; }
 table.summary th, table.summary td { padding: 4px 10px; border-bottom: 1px solid #ddd; text-align: right; }
 table.summary td.family, table.summary th.family { text-align: left; }
+table.summary th.driver { text-align: center; border-bottom: 1px solid #999; }
 table.summary td.words { text-align: left; color: #444; font-size: 13px; }
 td.good { background: #dff3e4; } td.bad { background: #f8e0dc; }
 .legend span { display: inline-block; width: 14px; height: 14px; margin: 0 4px -2px 14px; }
@@ -308,11 +332,16 @@ details td:first-child, details th:first-child { text-align: left; }
 fn summary_cell(x: Option<f64>, higher_is_better: bool) -> String {
     match x {
         Some(x) => {
-            let good = if higher_is_better { x >= 1.0 } else { x <= 1.0 };
-            format!(
-                "<td class=\"{}\">{x:.2}×</td>",
-                if good { "good" } else { "bad" }
-            )
+            // Within 2% of tokio: neither, as a quick run's noise is larger.
+            let better = if higher_is_better { x } else { 1.0 / x };
+            let class = if better > 1.02 {
+                "good"
+            } else if better < 0.98 {
+                "bad"
+            } else {
+                "even"
+            };
+            format!("<td class=\"{class}\">{x:.2}×</td>")
         }
         None => "<td>-</td>".into(),
     }
@@ -325,15 +354,17 @@ fn summary_html(report: &Report) -> String {
         .copied()
         .filter(|d| lines.iter().any(|l| l.drivers.iter().any(|(x, _)| x == d)))
         .collect();
-    let mut h =
-        String::from("<table class=\"summary\"><tr><th class=\"family\">family</th><th>rows</th>");
+    let mut h = String::from(
+        "<table class=\"summary\"><tr><th class=\"family\" rowspan=\"2\">family</th><th rowspan=\"2\">rows</th>",
+    );
     for d in &drivers {
-        let _ = write!(
-            h,
-            "<th>{d} / tokio<br>speed</th><th>p99</th><th>CPU/req</th>"
-        );
+        let _ = write!(h, "<th colspan=\"3\" class=\"driver\">{d} ÷ tokio</th>");
     }
-    h += "<th class=\"family\">in words</th></tr>\n";
+    h += "<th class=\"family\" rowspan=\"2\">in words</th></tr>\n<tr>";
+    for _ in &drivers {
+        h += "<th>speed</th><th>p99</th><th>CPU/req</th>";
+    }
+    h += "</tr>\n";
     for l in &lines {
         let _ = write!(
             h,
@@ -352,10 +383,11 @@ fn summary_html(report: &Report) -> String {
             h += &summary_cell(r.p99, false);
             h += &summary_cell(r.cpu, false);
         }
-        let _ = writeln!(h, "<td class=\"words\">{}</td></tr>", esc(&l.words));
+        let words: Vec<String> = l.words.split("; ").map(esc).collect();
+        let _ = writeln!(h, "<td class=\"words\">{}</td></tr>", words.join("<br>"));
     }
     h += "</table>\n<p>speed = requests/s, round trips/s, ops/s, or 1/time (above 1.00× is better than tokio); \
-          p99 latency and CPU per request: below 1.00× is better. Each cell is the geometric mean of the family's rows.</p>\n";
+          p99 latency and CPU per request: below 1.00× is better. Each cell is the geometric mean of the family's rows; green: better than tokio by more than 2%, red: worse by more than 2%.</p>\n";
     h
 }
 
@@ -392,6 +424,21 @@ fn numbers_html(table: &Table) -> String {
     h
 }
 
+/// The colours of a table's columns.
+fn legend(table: &Table) -> String {
+    let mut h = String::from("<p class=\"legend\">");
+    for c in &table.columns {
+        let _ = write!(
+            h,
+            "<span style=\"background:{}\"></span>{}",
+            css_colour(colour(table, c)),
+            esc(c)
+        );
+    }
+    h += "</p>\n";
+    h
+}
+
 /// The whole page.
 pub fn html(report: &Report) -> String {
     let m = &report.machine;
@@ -418,32 +465,6 @@ pub fn html(report: &Report) -> String {
     }
     h += "<h2>Summary</h2>\n";
     h += &summary_html(report);
-    h += "<p class=\"legend\">";
-    let all: Vec<&String> = {
-        let mut v: Vec<&String> = Vec::new();
-        for t in &report.tables {
-            for c in &t.columns {
-                if !v.contains(&c) {
-                    v.push(c);
-                }
-            }
-        }
-        v
-    };
-    for c in all {
-        let table = report
-            .tables
-            .iter()
-            .find(|t| t.columns.contains(c))
-            .expect("a table has it");
-        let _ = write!(
-            h,
-            "<span style=\"background:{}\"></span>{}",
-            css_colour(colour(table, c)),
-            esc(c)
-        );
-    }
-    h += "</p>\n";
     for table in &report.tables {
         let _ = writeln!(
             h,
@@ -451,6 +472,7 @@ pub fn html(report: &Report) -> String {
             esc(&table.id),
             esc(&table.title)
         );
+        h += &legend(table);
         let _ = writeln!(
             h,
             "<figure class=\"chart\" id=\"chart-{}\">{}</figure>",
@@ -471,7 +493,7 @@ pub fn html(report: &Report) -> String {
             .filter(|r| !r.percentiles.is_empty())
             .collect();
         if !with_percentiles.is_empty() {
-            h += "<h3>Latency percentiles, per server row (µs; lower is better)</h3><div class=\"grid\">\n";
+            h += "<h3>Latency percentiles, per server row (µs, log scale; lower is better)</h3><div class=\"grid\">\n";
             for row in with_percentiles {
                 let _ = writeln!(
                     h,

@@ -295,9 +295,19 @@ pub fn write(path: &Path, text: &str) -> std::io::Result<()> {
     std::fs::write(path, text)
 }
 
-/// The JSON `--json` writes.
+/// The JSON `--json` writes: the report, and its summary lines.
 pub fn json(report: &Report) -> String {
-    serde_json::to_string_pretty(report).expect("a report serializes")
+    #[derive(Serialize)]
+    struct WithSummary<'a> {
+        #[serde(flatten)]
+        report: &'a Report,
+        summary: Vec<summary::Line>,
+    }
+    let out = WithSummary {
+        report,
+        summary: summary::summarize(report),
+    };
+    serde_json::to_string_pretty(&out).expect("a report serializes")
 }
 
 /// `(label, value)` pairs of `columns` for [`Figure::new`].

@@ -66,14 +66,19 @@ fn ratios(rows: &[&Row], driver: &str) -> Ratios {
     }
 }
 
-/// "1.12× tokio's requests/s at 0.93× its CPU, p99 0.95×".
-fn words(family: Family, driver: &str, r: &Ratios) -> Option<String> {
-    let mut s = format!("{driver} {:.2}× tokio's {}", r.speed?, family.work());
+/// "uring 1.12× tokio's requests/s at 0.93× its CPU, p99 0.95×"; `short`
+/// leaves out what the first driver's phrase already said.
+fn words(family: Family, driver: &str, r: &Ratios, short: bool) -> Option<String> {
+    let mut s = if short {
+        format!("{driver} {:.2}×", r.speed?)
+    } else {
+        format!("{driver} {:.2}× tokio's {}", r.speed?, family.work())
+    };
     if let Some(cpu) = r.cpu {
         s += &format!(" at {cpu:.2}× its CPU");
     }
     if let Some(p99) = r.p99 {
-        s += &format!(", its p99 latency {p99:.2}×");
+        s += &format!(", p99 {p99:.2}×");
     }
     Some(s)
 }
@@ -105,7 +110,8 @@ pub fn summarize(report: &Report) -> Vec<Line> {
                 .collect();
             let words: Vec<String> = drivers
                 .iter()
-                .filter_map(|(d, r)| words(family, d, r))
+                .enumerate()
+                .filter_map(|(i, (d, r))| words(family, d, r, i > 0))
                 .collect();
             Line {
                 family,

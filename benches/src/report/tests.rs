@@ -119,6 +119,8 @@ fn json_has_every_row_and_reads_back() {
     assert_eq!(echo.values["uring"], 110.0);
     assert_eq!(back.tables[0].rows[0].percentiles.len(), 3);
     assert!(back.tables[0].rows[3].failed.is_some());
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["summary"][0]["family"], "ext_echo");
 }
 
 #[test]
@@ -174,8 +176,8 @@ fn summary_is_the_geometric_mean_per_family_and_says_it_in_words() {
     assert!((echo.cpu.unwrap() - 0.9).abs() < 1e-9);
     assert_eq!(
         lines[0].words,
-        "uring 1.10× tokio's round trips/s at 0.90× its CPU, its p99 latency 0.90×; \
-         legacy 0.95× tokio's round trips/s at 1.10× its CPU, its p99 latency 1.10×"
+        "uring 1.10× tokio's round trips/s at 0.90× its CPU, p99 0.90×; \
+         legacy 0.95× at 1.10× its CPU, p99 1.10×"
     );
     // 2× and 0.5× cancel.
     assert!((uring(&lines[1]).speed.unwrap() - 1.0).abs() < 1e-9);
