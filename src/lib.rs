@@ -29,6 +29,15 @@
     allow(dead_code)
 )]
 
+// Whole-graph mode: `select!`, `join!`, `try_join!` and `pin!` are tokiwa's
+// own (`#[macro_export]`ed at the crate root, as tokio's are), with their
+// helpers under the same hidden `macros::support` path. Declared first, so
+// every module below can use them by their bare names.
+#[doc(hidden)]
+#[cfg(tokiwa_own_vocabulary)]
+#[macro_use]
+pub mod macros;
+
 pub(crate) mod loom;
 
 #[cfg(feature = "rt")]
@@ -101,8 +110,13 @@ pub mod macros {
     }
 }
 
-#[cfg(feature = "macros")]
+#[cfg(all(feature = "macros", not(tokiwa_own_vocabulary)))]
 pub use tokiwa_macros::{main, test};
+
+// Built as the package named `tokio`, the attributes' expansions name the
+// runtime `::tokio` (the name the application's Cargo.toml gives it).
+#[cfg(all(feature = "macros", tokiwa_own_vocabulary))]
+pub use tokiwa_macros::{main_as_tokio as main, test_as_tokio as test};
 
 #[doc(hidden)]
 #[cfg(feature = "rt")]

@@ -28,6 +28,27 @@ impl Kind {
     }
 }
 
+/// The package the attribute was reached through, which decides the
+/// default path of the runtime in the expansion.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Package {
+    /// `tokiwa` (the user names it `tokiwa`, or `tokio` by a rename).
+    Tokiwa,
+    /// tokiwa built as the package named `tokio` (whole-graph mode, where
+    /// a `[patch]` puts it in the place of crates.io tokio).
+    Tokio,
+}
+
+impl Package {
+    /// The package name, as a Cargo.toml's `package = "..."` spells it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Package::Tokiwa => "tokiwa",
+            Package::Tokio => "tokio",
+        }
+    }
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Flavor {
     CurrentThread,

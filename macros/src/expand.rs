@@ -13,7 +13,7 @@ use syn::parse::{Parse, ParseStream};
 use syn::spanned::Spanned;
 use syn::{braced, AttrStyle, Attribute, ReturnType, Signature, Type, Visibility};
 
-use crate::config::{Config, Kind};
+use crate::config::{Config, Kind, Package};
 
 /// An `fn` item whose body has not been parsed.
 pub(crate) struct Function {
@@ -95,8 +95,8 @@ impl Function {
 
     /// The synchronous function: user attributes, the signature without
     /// `async`, and a body that runs the original body on a fresh runtime.
-    pub(crate) fn expand(mut self, kind: Kind, config: &Config) -> TokenStream {
-        let krate = crate_path(config);
+    pub(crate) fn expand(mut self, kind: Kind, package: Package, config: &Config) -> TokenStream {
+        let krate = crate_path(config, package);
         let builder = config.builder(&krate);
         let output = nameable_output(&self.sig.output);
 
@@ -199,20 +199,22 @@ fn mentions_impl(tokens: TokenStream) -> bool {
 }
 
 /// The path the generated code names the runtime by: `crate = "..."` if
-/// given, else tokiwa under whatever name the user's Cargo.toml gives it.
-fn crate_path(config: &Config) -> TokenStream {
+/// given, else the package the attribute came from (tokiwa, or tokiwa built
+/// as `tokio`) under whatever name the user's Cargo.toml gives it.
+fn crate_path(config: &Config, package: Package) -> TokenStream {
     use proc_macro_crate::{crate_name, FoundCrate};
 
     if let Some(path) = &config.crate_path {
         return path.to_token_stream();
     }
-    let name = match crate_name("tokiwa") {
+    let package = package.name();
+    let name = match crate_name(package) {
         Ok(FoundCrate::Name(name)) => name,
-        // Inside the tokiwa package, "itself" is usually an integration
-        // test, example or doc test: a separate crate that names tokiwa as
-        // `::tokiwa`. (tokiwa's own unit tests need `extern crate self as
-        // tokiwa;` for this to resolve.)
-        Ok(FoundCrate::Itself) | Err(_) => "tokiwa".to_owned(),
+        // Inside the package itself, "itself" is usually an integration
+        // test, example or doc test: a separate crate that names it by its
+        // package name. (Its own unit tests need `extern crate self as
+        // tokiwa;`, or `as tokio;`, for this to resolve.)
+        Ok(FoundCrate::Itself) | Err(_) => package.to_owned(),
     };
     let ident = proc_macro2::Ident::new(&name, Span::call_site());
     quote!(::#ident)

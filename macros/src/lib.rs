@@ -55,6 +55,13 @@
 //!   integration tests, examples and doc tests; its own unit tests would
 //!   need `extern crate self as tokiwa;` in `lib.rs`.
 //!
+//!   In whole-graph mode tokiwa is built as a package named `tokio` (put
+//!   in crates.io tokio's place by `[patch.crates-io]`), and the
+//!   application's Cargo.toml names it `tokio`. That package re-exports
+//!   the hidden twins `main_as_tokio` and `test_as_tokio` as its `main` and
+//!   `test`: the same attributes, which look for the package `tokio`
+//!   instead and fall back to `::tokio`.
+//!
 //! # Errors
 //!
 //! Mistakes are reported at the offending token, and the function is still
@@ -67,8 +74,9 @@ use proc_macro::TokenStream;
 
 mod config;
 mod expand;
+mod select;
 
-use config::Kind;
+use config::{Kind, Package};
 use expand::Function;
 
 /// Runs an `async fn` (usually `main`) on a tokiwa runtime, multi-threaded
@@ -83,7 +91,7 @@ use expand::Function;
 /// ```
 #[proc_macro_attribute]
 pub fn main(args: TokenStream, item: TokenStream) -> TokenStream {
-    entry(args.into(), item.into(), Kind::Main).into()
+    entry(args.into(), item.into(), Kind::Main, Package::Tokiwa).into()
 }
 
 /// Marks an `async fn` as a test run on a tokiwa runtime, current-thread by
@@ -98,13 +106,31 @@ pub fn main(args: TokenStream, item: TokenStream) -> TokenStream {
 /// ```
 #[proc_macro_attribute]
 pub fn test(args: TokenStream, item: TokenStream) -> TokenStream {
-    entry(args.into(), item.into(), Kind::Test).into()
+    entry(args.into(), item.into(), Kind::Test, Package::Tokiwa).into()
+}
+
+/// [`macro@main`] for tokiwa built as the package named `tokio`
+/// (whole-graph mode): the same attribute, naming the runtime as `tokio`
+/// by default. That package re-exports it as `tokio::main`.
+#[doc(hidden)]
+#[proc_macro_attribute]
+pub fn main_as_tokio(args: TokenStream, item: TokenStream) -> TokenStream {
+    entry(args.into(), item.into(), Kind::Main, Package::Tokio).into()
+}
+
+/// [`macro@test`] for tokiwa built as the package named `tokio`; that
+/// package re-exports it as `tokio::test`.
+#[doc(hidden)]
+#[proc_macro_attribute]
+pub fn test_as_tokio(args: TokenStream, item: TokenStream) -> TokenStream {
+    entry(args.into(), item.into(), Kind::Test, Package::Tokio).into()
 }
 
 fn entry(
     args: proc_macro2::TokenStream,
     item: proc_macro2::TokenStream,
     kind: Kind,
+    package: Package,
 ) -> proc_macro2::TokenStream {
     let function: Function = match syn::parse2(item.clone()) {
         Ok(function) => function,
@@ -127,9 +153,19 @@ fn entry(
             all
         });
 
-    let mut out = function.expand(kind, &config);
+    let mut out = function.expand(kind, package, &config);
     if let Some(error) = error {
         out.extend(error.into_compile_error());
     }
     out
+}
+
+/// Not public API: used by the expansion of whole-graph mode's `select!`
+/// (see the `select` module). Expands to the given pattern with every
+/// binding made plain (`mut`/`ref`/`ref mut` removed), for testing a branch
+/// output by reference.
+#[doc(hidden)]
+#[proc_macro]
+pub fn select_pattern_probe(input: TokenStream) -> TokenStream {
+    select::pattern_probe(input.into()).into()
 }

@@ -39,6 +39,8 @@
 //!
 //! Only the Linux flavour of everything exists: tokiwa runs on Linux.
 mod addr;
+#[cfg(feature = "io-util")]
+mod buf_mut;
 mod evented;
 mod lookup_host;
 mod split;

@@ -27,6 +27,7 @@
 //!
 //! The stream type must provide what the halves forward to: its public
 //! `ready`, `readable`, `writable`, `try_read`, `try_read_vectored`,
+//! `try_read_buf` (with `io-util`),
 //! `try_write`, `try_write_vectored`, `peer_addr` and `local_addr`, and,
 //! for reads, writes and shutdown, its `PollEvented` as a field `io`
 //! visible to the calling module.
@@ -332,6 +333,15 @@ macro_rules! read_half_methods {
             bufs: &mut [std::io::IoSliceMut<'_>],
         ) -> std::io::Result<usize> {
             self.$field.try_read_vectored(bufs)
+        }
+
+        /// Tries to read data from the stream into the spare capacity of
+        /// `buf`, advancing it by the number of bytes read.
+        ///
+        #[doc = concat!("See [`", stringify!($stream), "::try_read_buf`].")]
+        #[cfg(feature = "io-util")]
+        pub fn try_read_buf<B: bytes::BufMut>(&self, buf: &mut B) -> std::io::Result<usize> {
+            self.$field.try_read_buf(buf)
         }
 
         $crate::net::split::addr_methods!($addr, $field);

@@ -9,6 +9,8 @@
 //! * `driver/`: the I/O driver (epoll per worker, poll threads) and the
 //!   bridge from a worker's park slot to its reactor and timers.
 //! * `blocking/`: the blocking pool.
+//! * `shutdown_error.rs`: the error of a resource whose runtime is gone,
+//!   and `is_rt_shutdown_err`.
 pub(crate) mod blocking;
 mod builder;
 pub(crate) mod config;
@@ -21,6 +23,7 @@ pub(crate) mod park;
 #[allow(clippy::module_inception)]
 mod runtime;
 pub(crate) mod scheduler;
+mod shutdown_error;
 
 pub use builder::Builder;
 pub use context::TryCurrentError;
@@ -29,6 +32,9 @@ pub use handle::{EnterGuard, Handle, RuntimeFlavor};
 pub use local_runtime::{LocalOptions, LocalRuntime};
 pub use metrics::RuntimeMetrics;
 pub use runtime::Runtime;
+pub use shutdown_error::is_rt_shutdown_err;
+#[cfg(tokiwa_io_driver)]
+pub(crate) use shutdown_error::shutdown_error;
 
 /// An opaque id that uniquely identifies a runtime among all runtimes of
 /// the process.

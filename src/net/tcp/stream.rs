@@ -327,6 +327,24 @@ impl TcpStream {
         self.io.try_read_vectored(bufs)
     }
 
+    /// Tries to read data from the stream into the spare capacity of `buf`
+    /// (a `bytes::BufMut`, such as `Vec<u8>` or `BytesMut`), advancing its
+    /// write position by the number of bytes read, which is returned.
+    ///
+    /// The spare capacity may be uninitialised: only the kernel writes
+    /// into it. A buffer with no spare capacity is grown by
+    /// `BufMut::chunk_mut` first (`Vec` and `BytesMut` do so).
+    ///
+    /// `Ok(0)` means the stream reached end-of-file. If it is not ready
+    /// to read, `Err(io::ErrorKind::WouldBlock)` is returned, exactly as
+    /// from [`try_read()`]; it is usually paired with `readable()`.
+    ///
+    /// [`try_read()`]: TcpStream::try_read()
+    #[cfg(feature = "io-util")]
+    pub fn try_read_buf<B: bytes::BufMut>(&self, buf: &mut B) -> io::Result<usize> {
+        self.io.try_read_buf(buf)
+    }
+
     /// Waits for the socket to become writable.
     ///
     /// This function is equivalent to `ready(Interest::WRITABLE)` and is

@@ -467,6 +467,24 @@ impl Receiver {
         self.io.try_read_vectored(bufs)
     }
 
+    /// Tries to read data from the pipe into the spare capacity of `buf`
+    /// (a `bytes::BufMut`, such as `Vec<u8>` or `BytesMut`), advancing its
+    /// write position by the number of bytes read, which is returned.
+    ///
+    /// The spare capacity may be uninitialised: only the kernel writes
+    /// into it. A buffer with no spare capacity is grown by
+    /// `BufMut::chunk_mut` first (`Vec` and `BytesMut` do so).
+    ///
+    /// `Ok(0)` means the pipe reached end-of-file. If it is not ready
+    /// to read, `Err(io::ErrorKind::WouldBlock)` is returned, exactly as
+    /// from [`try_read()`]; it is usually paired with `readable()`.
+    ///
+    /// [`try_read()`]: Receiver::try_read()
+    #[cfg(feature = "io-util")]
+    pub fn try_read_buf<B: bytes::BufMut>(&self, buf: &mut B) -> io::Result<usize> {
+        self.io.try_read_buf(buf)
+    }
+
     /// Runs the read operation `f` if the pipe is readable now;
     /// `WouldBlock` otherwise. A `WouldBlock` from `f` clears the
     /// readiness, so `f` should return it only when its own syscall on this

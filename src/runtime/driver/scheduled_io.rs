@@ -26,7 +26,6 @@ use crate::loom::sync::atomic::{AtomicU64, Ordering::AcqRel, Ordering::Acquire};
 use crate::loom::sync::Mutex;
 use slab::Slab;
 use std::future::Future;
-use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
@@ -84,10 +83,8 @@ pub(crate) struct ScheduledIo {
 }
 
 /// The error every operation on a resource returns once its runtime has
-/// shut down (tokio's text).
-pub(crate) fn shutdown_error() -> io::Error {
-    io::Error::other("A Tokio 1.x context was found, but it is being shutdown.")
-}
+/// shut down (recognised by `runtime::is_rt_shutdown_err`).
+pub(crate) use crate::runtime::shutdown_error;
 
 impl ScheduledIo {
     pub(crate) fn new() -> ScheduledIo {

@@ -419,6 +419,93 @@ impl UnixDatagram {
         Ok((n, SocketAddr(addr)))
     }
 
+    /// Tries to receive a datagram from the connected peer into the spare
+    /// capacity of `buf` (a `bytes::BufMut`), advancing it by the number
+    /// of bytes received, which is returned.
+    ///
+    /// The spare capacity may be uninitialised: only the kernel writes
+    /// into it. A datagram longer than the spare capacity is truncated (the
+    /// rest is discarded), as with [`try_recv`](Self::try_recv); reserve
+    /// room first. When no datagram is waiting,
+    /// `Err(io::ErrorKind::WouldBlock)` is returned.
+    #[cfg(feature = "io-util")]
+    pub fn try_recv_buf<B: bytes::BufMut>(&self, buf: &mut B) -> io::Result<usize> {
+        self.io
+            .try_io(Interest::READABLE, || self.recv_buf_once(buf))
+    }
+
+    /// Receives a datagram from the connected peer into the spare capacity
+    /// of `buf`, advancing it by the number of bytes received, which is
+    /// returned; waits until one arrives.
+    ///
+    /// See [`try_recv_buf`](Self::try_recv_buf) for how the buffer is
+    /// filled.
+    ///
+    /// # Cancel safety
+    ///
+    /// This method is cancel safe: if it is dropped before completing, no
+    /// datagram was received.
+    #[cfg(feature = "io-util")]
+    pub async fn recv_buf<B: bytes::BufMut>(&self, buf: &mut B) -> io::Result<usize> {
+        self.io
+            .async_io(Interest::READABLE, || self.recv_buf_once(buf))
+            .await
+    }
+
+    /// Tries to receive a datagram into the spare capacity of `buf`,
+    /// advancing it by the number of bytes received; returns that number
+    /// and the sender's address.
+    ///
+    /// The sender's address can only be produced by std's `recv_from`,
+    /// which wants initialised memory, so the spare capacity is zeroed
+    /// before the receive. When no datagram is waiting,
+    /// `Err(io::ErrorKind::WouldBlock)` is returned.
+    #[cfg(feature = "io-util")]
+    pub fn try_recv_buf_from<B: bytes::BufMut>(
+        &self,
+        buf: &mut B,
+    ) -> io::Result<(usize, SocketAddr)> {
+        self.io
+            .try_io(Interest::READABLE, || self.recv_buf_from_once(buf))
+    }
+
+    /// Receives a datagram into the spare capacity of `buf`, advancing it
+    /// by the number of bytes received; returns that number and the
+    /// sender's address. Waits until a datagram arrives.
+    ///
+    /// See [`try_recv_buf_from`](Self::try_recv_buf_from) for how the
+    /// buffer is filled.
+    ///
+    /// # Cancel safety
+    ///
+    /// This method is cancel safe: if it is dropped before completing, no
+    /// datagram was received.
+    #[cfg(feature = "io-util")]
+    pub async fn recv_buf_from<B: bytes::BufMut>(
+        &self,
+        buf: &mut B,
+    ) -> io::Result<(usize, SocketAddr)> {
+        self.io
+            .async_io(Interest::READABLE, || self.recv_buf_from_once(buf))
+            .await
+    }
+
+    /// One `recv(2)` into `buf`'s spare capacity.
+    #[cfg(feature = "io-util")]
+    fn recv_buf_once<B: bytes::BufMut>(&self, buf: &mut B) -> io::Result<usize> {
+        let socket = socket2::SockRef::from(self.io.get_ref());
+        crate::net::buf_mut::recv_into_spare(buf, |spare| Ok((socket.recv(spare)?, ())))
+            .map(|(n, ())| n)
+    }
+
+    /// One `recvfrom(2)` into `buf`'s spare capacity, zeroed first (see
+    /// `try_recv_buf_from`).
+    #[cfg(feature = "io-util")]
+    fn recv_buf_from_once<B: bytes::BufMut>(&self, buf: &mut B) -> io::Result<(usize, SocketAddr)> {
+        crate::net::buf_mut::recv_into_zeroed(buf, |bytes| self.io.recv_from(bytes))
+            .map(|(n, addr)| (n, SocketAddr(addr)))
+    }
+
     /// Tries to read or write from the socket using a user-provided IO
     /// operation.
     ///

@@ -138,6 +138,18 @@ impl Homed {
         Ok(())
     }
 
+    /// Makes sure the resource has a poll (a `try_*` operation found it
+    /// not ready: from now on its readiness must be tracked), without
+    /// counting a wait.
+    pub(crate) fn ensure_placed(&self, io: &Arc<ScheduledIo>) -> io::Result<()> {
+        if self.home_index.load(Relaxed) != UNPLACED {
+            return Ok(());
+        }
+        let me = crate::runtime::worker_index()
+            .filter(|&me| me < self.rings.len() && self.ring(me).is_owned_here());
+        self.place(io, me)
+    }
+
     /// Arms the first poll of an unplaced resource on the ring of worker
     /// `me` (the caller owns it), or outside the workers on the ring its
     /// descriptor's number picks. A no-op if a concurrent waiter (the other
