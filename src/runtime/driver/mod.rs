@@ -148,7 +148,7 @@ impl Handle {
                 ..uring::RingConfig::default()
             };
             match (0..workers)
-                .map(|i| uring::Worker::new(i, ring_config))
+                .map(|i| uring::WorkerRing::new(i, ring_config))
                 .collect::<io::Result<Vec<_>>>()
             {
                 Ok(rings) => Some(rings.into()),
@@ -213,7 +213,7 @@ impl Handle {
 
     /// io_uring mode: every worker's ring (empty in legacy mode).
     #[cfg(feature = "uring")]
-    fn rings(&self) -> &[std::sync::Arc<uring::Worker>] {
+    fn rings(&self) -> &[std::sync::Arc<uring::WorkerRing>] {
         match &self.mode {
             Mode::Uring { rings, .. } => rings,
             Mode::Legacy { .. } => &[],
@@ -297,7 +297,7 @@ impl Handle {
 
     /// io_uring mode: worker `index`'s ring.
     #[cfg(feature = "uring")]
-    pub(crate) fn ring(&self, index: usize) -> Option<&std::sync::Arc<uring::Worker>> {
+    pub(crate) fn ring(&self, index: usize) -> Option<&std::sync::Arc<uring::WorkerRing>> {
         self.rings().get(index)
     }
 
@@ -308,7 +308,7 @@ impl Handle {
     ///
     /// When the kernel refuses this thread a ring (io_uring mode): the
     /// caller still holds the core and must give it back, whole, before it
-    /// reports the error (see `uring::Worker::attach`).
+    /// reports the error (see `uring::WorkerRing::attach`).
     pub(crate) fn attach(&self, index: usize) -> io::Result<()> {
         #[cfg(feature = "uring")]
         if let Some(ring) = self.ring(index) {

@@ -28,7 +28,7 @@
 //! completes at once, so readiness that arrived before is not lost. A
 //! resource first waited on outside any worker is placed by its
 //! descriptor's number, through a request, as before.
-use super::{Rings, Worker};
+use super::{Rings, WorkerRing};
 use crate::runtime::driver::scheduled_io::{shutdown_error, ScheduledIo};
 use std::io;
 use std::os::fd::RawFd;
@@ -110,7 +110,7 @@ impl Homed {
         Ok((homed, Arc::new(ScheduledIo::new())))
     }
 
-    fn ring(&self, worker: usize) -> &Arc<Worker> {
+    fn ring(&self, worker: usize) -> &Arc<WorkerRing> {
         &self.rings[worker]
     }
 
