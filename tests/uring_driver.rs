@@ -757,3 +757,70 @@ fn a_socket_poll_ended_by_the_kernel_is_rearmed_and_loses_nothing() {
         }
     });
 }
+
+/// A server's accept loop runs in `block_on`, off the workers, and spawns a
+/// task per connection. Each connection's readiness poll must be armed on
+/// the ring of the worker whose task waits on it, at that task's first
+/// wait: no wait crosses workers and no poll has to move. (Armed at accept
+/// time instead, on a ring chosen round-robin, half the connections were
+/// polled by the other worker: their first waits were foreign, and a
+/// request crossed threads for each.)
+#[test]
+fn connections_accepted_off_the_workers_are_polled_where_their_task_waits() {
+    run_alone(TEST_TIMEOUT, || {
+        const CONNS: usize = 16;
+        let rt = uring(2);
+        let listener = rt.block_on(TcpListener::bind("127.0.0.1:0")).unwrap();
+        let addr = listener.local_addr().unwrap();
+        // Plain threads as clients: no runtime of theirs registers anything.
+        let clients: Vec<_> = (0..CONNS)
+            .map(|_| {
+                thread::spawn(move || {
+                    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+                    let mut byte = [0u8; 1];
+                    // The server task is waiting by now (it said so).
+                    stream.read_exact(&mut byte).unwrap();
+                    stream.write_all(&byte).unwrap();
+                    stream.read_exact(&mut byte).unwrap();
+                    byte[0]
+                })
+            })
+            .collect();
+        let echoed = rt.block_on(async {
+            let mut tasks = Vec::new();
+            for i in 0..CONNS {
+                let (mut stream, _) = listener.accept().await.unwrap();
+                tasks.push(tokiwa::spawn(async move {
+                    use tokiwa::io::AsyncWriteExt;
+                    stream.write_all(&[i as u8]).await.unwrap();
+                    let mut byte = [0u8; 1];
+                    // The task's one wait (the client answers only now).
+                    stream.read_exact(&mut byte).await.unwrap();
+                    stream.write_all(&byte).await.unwrap();
+                    byte[0]
+                }));
+            }
+            let mut echoed = Vec::new();
+            for task in tasks {
+                echoed.push(task.await.unwrap());
+            }
+            echoed
+        });
+        let mut answered: Vec<u8> = clients.into_iter().map(|c| c.join().unwrap()).collect();
+        answered.sort_unstable();
+        let mut sent = echoed.clone();
+        sent.sort_unstable();
+        assert_eq!(sent, (0..CONNS as u8).collect::<Vec<_>>());
+        assert_eq!(answered, sent);
+        let metrics = rt.metrics();
+        let foreign: u64 = (0..2)
+            .map(|w| metrics.worker_foreign_io_wait_count(w))
+            .sum();
+        let moved: u64 = (0..2).map(|w| metrics.worker_io_rehome_count(w)).sum();
+        assert_eq!(
+            (foreign, moved),
+            (0, 0),
+            "waits that crossed workers, polls moved"
+        );
+    });
+}

@@ -1,4 +1,4 @@
-//! The `echo_compat` rows (issue 6): what tokiwa-compat's futures-io
+//! The `echo_compat` rows (from issue 6): what tokiwa-compat's futures-io
 //! adapter costs in the `tcp_echo` workload.
 //!
 //! Each row runs, on each tokiwa column (legacy, and uring when the kernel
@@ -24,6 +24,7 @@ use std::time::Duration;
 
 use crate::columns::{columns, out, Column};
 use crate::echo::{msg_label, percentile, EchoRound, EchoShape};
+use crate::report::{self, Family, Figure, Kind, Table};
 use crate::{on_tokiwa, timed_by_watchdog, Flavour, MULTI_THREAD_WORKERS};
 
 /// How much of each row a mode runs.
@@ -247,7 +248,7 @@ fn us(d: Duration) -> f64 {
 
 fn print_rows(plan: &Plan, rows: &[Row]) {
     println!(
-        "\necho_compat (issue 6): tcp_echo on one multi({MULTI_THREAD_WORKERS}) tokiwa runtime, plain vs through tokiwa-compat's futures-io adapter\n\
+        "\necho_compat: tcp_echo on one multi({MULTI_THREAD_WORKERS}) tokiwa runtime, plain vs through tokiwa-compat's futures-io adapter\n\
          plain = rt::io::{{AsyncReadExt, AsyncWriteExt}} on TcpStream (the tcp_echo round); \
          compat = server and clients on stream.compat(), futures::io::{{AsyncReadExt, AsyncWriteExt}}\n\
          each row: {} rounds per column, a round = plain and compat back to back on fresh runtimes \
@@ -328,7 +329,8 @@ fn print_rows(plan: &Plan, rows: &[Row]) {
     }
 }
 
-/// Issue 6's acceptance, read off every line's paired median.
+/// The claim that the adapter costs nothing measurable (issue 6's
+/// acceptance), read off every line's paired median.
 fn print_acceptance(rows: &[Row]) {
     let lines: Vec<(&Row, &Line)> = rows
         .iter()
@@ -367,7 +369,8 @@ fn print_acceptance(rows: &[Row]) {
         "adapter overhead NOT within noise"
     };
     println!(
-        "\nissue 6 acceptance (|1 - paired median compat/plain trips/s| < {:.0}% on every line): {verdict}\n\
+        "\nclaim: tokiwa-compat's futures-io adapter costs nothing measurable \
+         (every line's paired median compat/plain trips/s within {:.0}% of 1.00): {verdict}\n\
          measured: mean over {} lines of the paired medians {mean:.3} (pooled ratios: {pooled:.3}); \
          furthest from 1.00: {:.3} ({}x{} {})",
         100.0 * NOISE,
@@ -414,4 +417,56 @@ pub fn print(plan: &Plan) {
             print_acceptance(&rows);
         }
     }
+}
+
+/// The rows run so far, for the report: per tokiwa column, plain against
+/// compat (no tokio column: the adapter is tokiwa's).
+pub fn tables() -> Vec<Table> {
+    let Ok(rows) = ROWS.try_lock() else {
+        return Vec::new();
+    };
+    if rows.is_empty() {
+        return Vec::new();
+    }
+    let mut out_rows = Vec::new();
+    for row in rows.iter() {
+        let key = format!(
+            "echo_compat/c{}/{}/multi({MULTI_THREAD_WORKERS})",
+            row.conns,
+            msg_label(row.msg)
+        );
+        if row.lines.is_empty() {
+            out_rows.push(report::Row::failed(
+                key,
+                Family::EchoCompat,
+                "panicked; see stderr",
+            ));
+            continue;
+        }
+        for l in &row.lines {
+            let both = |f: &dyn Fn(&Stats) -> f64| {
+                [("plain", Some(f(&l.plain))), ("compat", Some(f(&l.compat)))]
+            };
+            out_rows.push(report::Row::new(
+                format!("{key} {}", l.column.label()),
+                Family::EchoCompat,
+                vec![
+                    Figure::new(
+                        "throughput",
+                        "round trips/s",
+                        Kind::Throughput,
+                        both(&|s| s.trips_per_s),
+                    ),
+                    Figure::new("RTT p99", "µs", Kind::P99, both(&|s| us(s.rtt[1]))),
+                    Figure::new("CPU per round trip", "µs", Kind::Cpu, both(&|s| s.cpu_us)),
+                ],
+            ));
+        }
+    }
+    vec![Table {
+        id: "echo_compat".into(),
+        title: "tokiwa-compat's futures-io adapter: tcp_echo plain vs through the adapter".into(),
+        columns: vec!["plain".into(), "compat".into()],
+        rows: out_rows,
+    }]
 }

@@ -42,6 +42,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::columns::{columns, fig, group, group_head, out, subject, Column};
+use crate::report::{self, labels, per_column, Family, Figure, Kind, Table};
 use crate::{on_tokio, on_tokiwa, timed_by_watchdog};
 
 /// The response body.
@@ -604,9 +605,6 @@ fn quantile_us(latencies_ns: &[u32], q: f64) -> Option<f64> {
     Some(s[i] as f64 / 1000.0)
 }
 
-
-
-
 const LABEL: usize = 26;
 
 /// Prints the row's table (nothing if it did not run). Called by the hang
@@ -690,7 +688,7 @@ pub fn print(plan: &Plan) {
     let at = |c: Column| columns().main.iter().position(|&x| x == c);
     let (Some(t), Some(u)) = (at(Column::Tokio), at(Column::Uring)) else {
         println!(
-            "\nissue 6 target (uring >= 1.10x tokio requests/s, p99 <= 0.90x): no uring column"
+            "\nclaim: io_uring >= 1.10x tokio's requests/s at <= 0.90x its p99: not measured (no uring column)"
         );
         return;
     };
@@ -707,8 +705,62 @@ pub fn print(plan: &Plan) {
         None => "-".into(),
     };
     println!(
-        "\nissue 6 target: uring/tokio requests/s >= 1.10 ({}), p99 <= 0.90 ({})",
+        "\nclaim: io_uring >= 1.10x tokio's requests/s ({}) at <= 0.90x its p99 ({})",
         verdict(rate, &|x| x >= 1.10),
         verdict(p99, &|x| x <= 0.90),
     );
+}
+
+/// The row, for the report: requests/s, latency and the server's CPU time
+/// per request.
+pub fn tables(plan: &Plan) -> Vec<Table> {
+    let Ok(rows) = ROWS.try_lock() else {
+        return Vec::new();
+    };
+    let Some(row) = rows.first() else {
+        return Vec::new();
+    };
+    let cols = &columns().main;
+    let key = key(plan);
+    let row = if row.rates.is_empty() || row.rates.iter().any(Vec::is_empty) {
+        report::Row::failed(key, Family::Http, "panicked; see stderr")
+    } else {
+        let cpu = |i: usize| median(&row.cpu[i].iter().map(|x| x[4]).collect::<Vec<_>>());
+        report::Row::new(
+            key,
+            Family::Http,
+            vec![
+                Figure::new(
+                    "throughput",
+                    "requests/s",
+                    Kind::Throughput,
+                    per_column(cols, |i| median(&row.rates[i])),
+                ),
+                Figure::new(
+                    "p50",
+                    "µs",
+                    Kind::Other,
+                    per_column(cols, |i| quantile_us(&row.latencies[i], 0.5)),
+                ),
+                Figure::new(
+                    "p99",
+                    "µs",
+                    Kind::P99,
+                    per_column(cols, |i| quantile_us(&row.latencies[i], 0.99)),
+                ),
+                Figure::new(
+                    "server CPU per request",
+                    "µs",
+                    Kind::Cpu,
+                    per_column(cols, cpu),
+                ),
+            ],
+        )
+    };
+    vec![Table {
+        id: "http_hello".into(),
+        title: "In-process HTTP: hyper hello world, loaded by one thread of the bench".into(),
+        columns: labels(cols),
+        rows: vec![row],
+    }]
 }

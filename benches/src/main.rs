@@ -2,7 +2,11 @@
 //! ring per worker) on the workloads of tokio's own runtime benchmarks,
 //! plus network and timer rows, all in one run.
 //!
-//! `cargo run -p tokiwa-benches --release -- [--quick] [FILTER...]`
+//! `cargo run -p tokiwa-benches --release -- [--quick] [--json [PATH]] [FILTER...]`
+//!
+//! The output starts with a summary (one line per workload family) and
+//! ends with the path of an HTML report of charts; both come from
+//! `report/`, which gathers every table's figures once the rows have run.
 //!
 //! Every workload lives once, written against the tokio API, in
 //! `workloads.rs` (runtime), `workloads_net.rs` (`tcp_echo`),
@@ -20,8 +24,9 @@
 // The same workload file is deliberately loaded once per runtime.
 #![allow(clippy::duplicate_mod)]
 
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 #[path = "."]
@@ -138,6 +143,7 @@ mod external;
 mod fs;
 mod http_rows;
 mod process;
+mod report;
 mod rt_rows;
 mod timers;
 
@@ -290,7 +296,9 @@ fn start_watchdog(mode: &'static Mode, header: String) {
                 eprintln!(
                     "\nHANG: `{label}` did not finish within {hang_after:?}; partial results:\n"
                 );
-                print_tables(mode, &header);
+                if let Some(report) = print_tables(mode, &header) {
+                    write_report(&report);
+                }
                 fs::cleanup();
                 std::process::exit(2);
             }
@@ -298,13 +306,83 @@ fn start_watchdog(mode: &'static Mode, header: String) {
         .expect("spawn watchdog");
 }
 
-/// Prints the header and every table with rows so far, once (the watchdog
-/// may call this while the main thread is stuck).
-fn print_tables(mode: &Mode, header: &str) {
-    if PRINTED.swap(true, Ordering::SeqCst) {
-        return;
+/// When the rows started, and the load average then.
+static STARTED: OnceLock<(Instant, Option<f64>)> = OnceLock::new();
+/// Where `--json` writes, if it was given.
+static JSON: OnceLock<PathBuf> = OnceLock::new();
+
+/// Every table with rows so far, as the report's figures.
+fn collect(mode: &Mode) -> report::Report {
+    let (started, load_before) = STARTED.get().copied().unwrap_or((Instant::now(), None));
+    let tables = [
+        external::tables(),
+        rt_rows::tables(),
+        echo::tables(),
+        echo_compat::tables(),
+        timers::tables(),
+        process::tables(),
+        fs::tables(),
+        http_rows::tables(mode.http),
+    ];
+    report::Report {
+        mode: mode.name.into(),
+        machine: report::Machine::this(load_before),
+        seconds: started.elapsed().as_secs_f64(),
+        notes: columns().missing.clone(),
+        tables: tables.into_iter().flatten().collect(),
     }
+}
+
+/// Writes the HTML report (and the JSON, with `--json`); says where.
+fn write_report(report: &report::Report) {
+    let html = report::default_dir().join("report.html");
+    match report::write(&html, &report::html(report)) {
+        Ok(()) => println!(
+            "\nHTML report (charts, machine, mode): {}",
+            absolute(html).display()
+        ),
+        Err(e) => eprintln!("could not write {}: {e}", html.display()),
+    }
+    if let Some(json) = JSON.get() {
+        match report::write(json, &report::json(report)) {
+            Ok(()) => println!("JSON figures: {}", absolute(json.clone()).display()),
+            Err(e) => eprintln!("could not write {}: {e}", json.display()),
+        }
+    }
+}
+
+/// `--html-from REPORT.json`: the HTML report again from a run's JSON
+/// (to compare runs, or to work on the page without running the rows).
+fn html_from(json: Option<&str>) {
+    let Some(json) = json else {
+        eprintln!("usage: --html-from REPORT.json");
+        std::process::exit(2);
+    };
+    let report: report::Report = std::fs::read_to_string(json)
+        .map_err(|e| e.to_string())
+        .and_then(|text| serde_json::from_str(&text).map_err(|e| e.to_string()))
+        .unwrap_or_else(|e| {
+            eprintln!("cannot read {json}: {e}");
+            std::process::exit(1);
+        });
+    report::print_summary(&report);
+    write_report(&report);
+}
+
+fn absolute(path: PathBuf) -> PathBuf {
+    std::path::absolute(&path).unwrap_or(path)
+}
+
+/// Prints the header, the summary and every table with rows so far, once
+/// (the watchdog may call this while the main thread is stuck); returns
+/// the report to write, `None` the second time.
+fn print_tables(mode: &Mode, header: &str) -> Option<report::Report> {
+    if PRINTED.swap(true, Ordering::SeqCst) {
+        return None;
+    }
+    let report = collect(mode);
     println!("{header}");
+    report::print_summary(&report);
     external::print(mode.external);
     rt_rows::print(mode.rt);
     echo::print(mode.echo);
@@ -313,6 +391,7 @@ fn print_tables(mode: &Mode, header: &str) {
     process::print(mode.process);
     fs::print(mode.fs);
     http_rows::print(mode.http);
+    Some(report)
 }
 
 /// The 1-minute load average (Linux), to tell a reader when other processes
@@ -358,15 +437,27 @@ fn main() {
         Some("--serve") => return external::serve_main(&args[2..]),
         Some("--loadgen-echo") => return external::loadgen::main(&args[2..]),
         Some("--loadgen-churn") => return external::loadgen::churn_main(&args[2..]),
+        Some("--html-from") => return html_from(args.get(2).map(String::as_str)),
         _ => {}
     }
     let mut mode: &'static Mode = &FULL;
     let mut filters = Vec::new();
     let mut http_conns = None;
     let mut http_pin = false;
-    for arg in std::env::args().skip(1) {
+    let mut args = std::env::args().skip(1).peekable();
+    while let Some(arg) = args.next() {
         match arg.as_str() {
             "--quick" => mode = &QUICK,
+            "--json" => {
+                let path = match args.next_if(|p| p.ends_with(".json")) {
+                    Some(p) => PathBuf::from(p),
+                    None => report::default_dir().join("report.json"),
+                };
+                let _ = JSON.set(path);
+            }
+            f if f.starts_with("--json=") => {
+                let _ = JSON.set(PathBuf::from(&f["--json=".len()..]));
+            }
             "--full" => mode = &FULL,
             "--http-pin" => http_pin = true,
             f if f.starts_with("--http-conns=") => {
@@ -381,8 +472,11 @@ fn main() {
             }
             "-h" | "--help" => {
                 println!(
-                    "usage: tokiwa-benches [--quick] [--http-conns=N] [--http-pin] [FILTER...]"
+                    "usage: tokiwa-benches [--quick] [--json [PATH.json]] [--http-conns=N] [--http-pin] [FILTER...]"
                 );
+                println!("  --json [PATH.json]: also write the figures as JSON (default target/tokiwa-bench/report.json);");
+                println!("          the HTML report is always written, to target/tokiwa-bench/report.html");
+                println!("  --html-from PATH.json: print the summary and write the HTML report of an earlier run's JSON");
                 println!("  --http-conns=N: the http row's keep-alive connections (default 16)");
                 println!("  --http-pin: the http row's load thread on the 2nd CPU, its server on the 1st");
                 println!(
@@ -419,6 +513,7 @@ fn main() {
 
     let load_before = load_average();
     let started = Instant::now();
+    let _ = STARTED.set((started, load_before));
     external::run(mode.external, &selected);
     rt_rows::run(mode.rt, &selected);
     echo::run(mode.echo, &selected);
@@ -428,7 +523,7 @@ fn main() {
     fs::run(mode.fs, &selected);
     http_rows::run(mode.http, &selected);
     eprintln!("done in {:.1} s\n", started.elapsed().as_secs_f64());
-    print_tables(mode, &header);
+    let report = print_tables(mode, &header);
     if let (Some(before), Some(after)) = (load_before, load_average()) {
         // Only the load before counts: the bench's own threads raise the
         // average while it runs.
@@ -438,5 +533,8 @@ fn main() {
             ""
         };
         println!("\nload average (1 min): {before:.2} before, {after:.2} after{busy}");
+    }
+    if let Some(report) = report {
+        write_report(&report);
     }
 }

@@ -14,6 +14,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use crate::columns::{columns, group, group_head, out, subject, Column};
+use crate::report::{self, labels, per_column, Family, Figure, Kind, Table};
 use crate::{on_tokio, on_tokiwa, timed_by_watchdog, Flavour};
 
 /// How much of the row a mode runs.
@@ -112,8 +113,6 @@ fn best(samples: &[f64]) -> Option<f64> {
     samples.iter().copied().reduce(f64::max)
 }
 
-
-
 /// Prints the table of the rows run so far (nothing without rows). Called
 /// by the hang watchdog too, so it must not block on a held lock.
 pub fn print(plan: &Plan) {
@@ -151,4 +150,49 @@ pub fn print(plan: &Plan) {
             group(0, |i| best(&row.rates[i])),
         ));
     }
+}
+
+/// The rows run so far, for the report.
+pub fn tables() -> Vec<Table> {
+    let Ok(rows) = ROWS.try_lock() else {
+        return Vec::new();
+    };
+    if rows.is_empty() {
+        return Vec::new();
+    }
+    let cols = &columns().main;
+    let rows = rows
+        .iter()
+        .map(|row| {
+            let key = format!("process_spawn/{}", row.flavour.label());
+            if row.failed() {
+                return report::Row::failed(key, Family::Processes, "panicked; see stderr");
+            }
+            report::Row::new(
+                key,
+                Family::Processes,
+                vec![
+                    Figure::new(
+                        "spawns of `true`, median",
+                        "spawns/s",
+                        Kind::Throughput,
+                        per_column(cols, |i| median(&row.rates[i])),
+                    ),
+                    Figure::new(
+                        "spawns of `true`, best",
+                        "spawns/s",
+                        Kind::Other,
+                        per_column(cols, |i| best(&row.rates[i])),
+                    )
+                    .higher_is_better(),
+                ],
+            )
+        })
+        .collect();
+    vec![Table {
+        id: "process_spawn".into(),
+        title: format!("Processes: {SPAWNS} children of `true`, {IN_FLIGHT} in flight"),
+        columns: labels(cols),
+        rows,
+    }]
 }

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::columns::{columns, fig, group, group_head, out, subject, Column};
+use crate::report::{self, labels, per_column, Family, Figure, Kind, Table};
 use crate::{timed_by_watchdog, Flavour};
 
 /// How much of each row a mode runs.
@@ -196,8 +197,6 @@ fn percentile<T: Copy + Ord>(samples: &[T], permille: usize) -> Option<T> {
     s.get(rank - 1).copied()
 }
 
-
-
 fn print_sleep(plan: &Plan, rows: &[Row<Duration>]) {
     println!(
         "\ntimers/sleep_100k: {SLEEP_TASKS} tasks spawned from a task, each sleeping a random 0..={} ms \
@@ -285,4 +284,89 @@ pub fn print(plan: &Plan) {
             print_late(plan, &rows);
         }
     }
+}
+
+/// The rows run so far, for the report: one table per timer workload.
+pub fn tables() -> Vec<Table> {
+    let cols = &columns().main;
+    let mut tables = Vec::new();
+    if let Ok(rows) = SLEEP_ROWS.try_lock() {
+        if !rows.is_empty() {
+            let rows = rows
+                .iter()
+                .map(|row| {
+                    let key = format!("timers/sleep_100k/{}", row.flavour.label());
+                    if row.failed() {
+                        return report::Row::failed(key, Family::Timers, "panicked; see stderr");
+                    }
+                    let ms =
+                        |i: usize, p| percentile(&row.samples[i], p).map(|d| d.as_secs_f64() * 1e3);
+                    report::Row::new(
+                        key,
+                        Family::Timers,
+                        vec![
+                            Figure::new(
+                                "time until the last of 100k sleeps wakes, median",
+                                "ms",
+                                Kind::Time,
+                                per_column(cols, |i| ms(i, 500)),
+                            ),
+                            Figure::new(
+                                "the same, p90",
+                                "ms",
+                                Kind::Other,
+                                per_column(cols, |i| ms(i, 900)),
+                            ),
+                        ],
+                    )
+                })
+                .collect();
+            tables.push(Table {
+                id: "sleep_100k".into(),
+                title: format!(
+                    "Timers: {SLEEP_TASKS} concurrent sleeps, time until the last wakes"
+                ),
+                columns: labels(cols),
+                rows,
+            });
+        }
+    }
+    if let Ok(rows) = LATE_ROWS.try_lock() {
+        if !rows.is_empty() {
+            let rows = rows
+                .iter()
+                .map(|row| {
+                    let key = format!("timers/late_1ms/{}", row.flavour.label());
+                    if row.failed() {
+                        return report::Row::failed(key, Family::Timers, "panicked; see stderr");
+                    }
+                    let us = |s: &[i64], p| percentile(s, p).map(|ns| ns as f64 / 1e3);
+                    let os = |p| us(&row.os, p);
+                    let mut p50: Vec<(&str, Option<f64>)> =
+                        per_column(cols, |i| us(&row.samples[i], 500)).collect();
+                    let mut p99: Vec<(&str, Option<f64>)> =
+                        per_column(cols, |i| us(&row.samples[i], 990)).collect();
+                    p50.push(("OS floor", os(500)));
+                    p99.push(("OS floor", os(990)));
+                    report::Row::new(
+                        key,
+                        Family::Timers,
+                        vec![
+                            Figure::new("lateness of a 1 ms sleep, p50", "µs", Kind::Other, p50),
+                            Figure::new("lateness of a 1 ms sleep, p99", "µs", Kind::P99, p99),
+                        ],
+                    )
+                })
+                .collect();
+            let mut columns = labels(cols);
+            columns.push("OS floor".into());
+            tables.push(Table {
+                id: "late_1ms".into(),
+                title: "Timers: lateness of sleep(1 ms) on an idle runtime (OS floor: std::thread::sleep)".into(),
+                columns,
+                rows,
+            });
+        }
+    }
+    tables
 }

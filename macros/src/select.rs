@@ -21,8 +21,7 @@ use syn::{Pat, PatIdent};
 /// `select_pattern_probe!(pattern)`: the pattern with plain bindings.
 pub(crate) fn pattern_probe(input: TokenStream) -> TokenStream {
     let input = unwrap_invisible(input);
-    let mut pattern = match syn::parse::Parser::parse2(Pat::parse_multi_with_leading_vert, input)
-    {
+    let mut pattern = match syn::parse::Parser::parse2(Pat::parse_multi_with_leading_vert, input) {
         Ok(pattern) => pattern,
         Err(e) => return e.into_compile_error(),
     };

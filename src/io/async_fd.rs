@@ -171,7 +171,7 @@ impl<T: AsRawFd> AsyncFd<T> {
         let inner = self.inner.take()?;
         // An error means the descriptor is no longer in the epoll set
         // (closed behind our back): nothing left to undo.
-        let _ = self.registration.deregister(inner.as_raw_fd());
+        let _ = self.registration.deregister();
         Some(inner)
     }
 

@@ -53,7 +53,7 @@ impl<E: AsRawFd> PollEvented<E> {
     /// Deregisters and returns the I/O object (still non-blocking).
     pub(crate) fn into_inner(mut self) -> io::Result<E> {
         let io = self.io.take().expect("I/O object present until drop");
-        self.registration.deregister(io.as_raw_fd())?;
+        self.registration.deregister()?;
         Ok(io)
     }
 
@@ -130,7 +130,7 @@ impl<E: AsRawFd> Drop for PollEvented<E> {
             // Deregister before `io` closes the descriptor, so a new
             // resource reusing the number starts clean. An error here (the
             // descriptor was already removed) changes nothing.
-            let _ = self.registration.deregister(io.as_raw_fd());
+            let _ = self.registration.deregister();
             drop(io);
         }
     }

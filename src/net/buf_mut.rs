@@ -40,7 +40,10 @@ where
     let spare = unsafe { spare.as_uninit_slice_mut() };
     let room = spare.len();
     let (n, value) = recv(spare)?;
-    assert!(n <= room, "a receive reported more bytes than it was given room for");
+    assert!(
+        n <= room,
+        "a receive reported more bytes than it was given room for"
+    );
     // SAFETY: `recv` wrote the first `n` bytes of the chunk `chunk_mut`
     // returned, and `n` does not exceed its length.
     unsafe { buf.advance_mut(n) };
@@ -89,7 +92,9 @@ impl<E: AsRawFd + AsFd> PollEvented<E> {
     /// readable now (the streams' and the pipe's `try_read_buf`).
     pub(crate) fn try_read_buf<B: BufMut + ?Sized>(&self, buf: &mut B) -> io::Result<usize> {
         self.try_io(Interest::READABLE, || {
-            recv_into_spare(buf, |spare| Ok((read_uninit(self.get_ref().as_fd(), spare)?, ())))
+            recv_into_spare(buf, |spare| {
+                Ok((read_uninit(self.get_ref().as_fd(), spare)?, ()))
+            })
         })
         .map(|(n, ())| n)
     }

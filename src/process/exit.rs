@@ -125,7 +125,7 @@ impl ExitWatch {
         };
         let fresh = Registration::new_with_handle(fd.as_raw_fd(), Interest::READABLE, &handle)?;
         // The old runtime is gone: its deregistration can only fail.
-        let _ = registration.deregister(fd.as_raw_fd());
+        let _ = registration.deregister();
         *registration = fresh;
         Ok(())
     }
@@ -182,21 +182,12 @@ impl ExitWatch {
 
 impl Drop for ExitWatch {
     fn drop(&mut self) {
-        let (registration, fd) = match self {
-            ExitWatch::Pidfd {
-                registration,
-                pidfd,
-            } => (registration, pidfd),
-            ExitWatch::Sigchld {
-                registration,
-                eventfd,
-                ..
-            } => (registration, eventfd),
-        };
+        let (ExitWatch::Pidfd { registration, .. } | ExitWatch::Sigchld { registration, .. }) =
+            self;
         // Before the descriptor closes, so a new resource reusing the
         // number starts clean; an error (the runtime is gone) changes
         // nothing.
-        let _ = registration.deregister(fd.as_raw_fd());
+        let _ = registration.deregister();
     }
 }
 

@@ -32,9 +32,9 @@ pub use handle::{EnterGuard, Handle, RuntimeFlavor};
 pub use local_runtime::{LocalOptions, LocalRuntime};
 pub use metrics::RuntimeMetrics;
 pub use runtime::Runtime;
+pub use shutdown_error::is_rt_shutdown_err;
 #[cfg(tokiwa_io_driver)]
 pub(crate) use shutdown_error::shutdown_error;
-pub use shutdown_error::is_rt_shutdown_err;
 
 /// An opaque id that uniquely identifies a runtime among all runtimes of
 /// the process.

@@ -102,8 +102,9 @@ pub struct Signal {
     /// The delivery count this listener has reported up to.
     seen: u64,
     /// The listener's duplicate of the registry's eventfd, registered with
-    /// the runtime's I/O driver.
-    eventfd: OwnedFd,
+    /// the runtime's I/O driver: owned here so that it stays open until
+    /// the registration is gone (fields drop after `Drop::drop`).
+    _eventfd: OwnedFd,
     registration: Registration,
 }
 
@@ -134,7 +135,7 @@ pub fn signal(kind: SignalKind) -> io::Result<Signal> {
     Ok(Signal {
         signum,
         seen,
-        eventfd,
+        _eventfd: eventfd,
         registration,
     })
 }
@@ -180,6 +181,6 @@ impl Signal {
 
 impl Drop for Signal {
     fn drop(&mut self) {
-        let _ = self.registration.deregister(self.eventfd.as_raw_fd());
+        let _ = self.registration.deregister();
     }
 }

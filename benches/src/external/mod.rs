@@ -42,7 +42,7 @@ use std::time::{Duration, Instant};
 use crate::columns::{columns, Column};
 use crate::{on_tokio, on_tokiwa, timed_by_watchdog, Flavour};
 
-pub use report::print;
+pub use report::{print, tables};
 
 /// Which server a row loads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

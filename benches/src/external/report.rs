@@ -1,8 +1,9 @@
 //! The external-load table: per row and column the median of the rounds,
 //! then each tokiwa driver's ratios to tokio, then the targets.
 
-use super::{RowResult, Sample, RESULTS};
-use crate::columns::{fig, out, Column};
+use super::{Load, RowResult, Sample, RESULTS};
+use crate::columns::{columns, fig, out, Column};
+use crate::report::{self, labels, per_column, Family, Figure, Kind, Percentiles, Table};
 
 fn median(mut xs: Vec<f64>) -> Option<f64> {
     if xs.is_empty() {
@@ -190,4 +191,91 @@ pub fn print(_plan: &super::Plan) {
     for c in missed {
         println!("  missed: {}", c.what);
     }
+}
+
+/// The summary line a row counts in.
+fn family(load: Load) -> Family {
+    match load {
+        Load::Echo { .. } => Family::ExtEcho,
+        Load::Wrk { close: false, .. } => Family::ExtHttp,
+        Load::Redis { .. } => Family::ExtRedis,
+        Load::Wrk { close: true, .. } | Load::Churn { .. } => Family::ExtChurn,
+    }
+}
+
+/// The rows run so far, for the report: the medians the table prints, and
+/// each column's p50/p99/p99.9 for the percentile plot.
+pub fn tables() -> Vec<Table> {
+    let Ok(rows) = RESULTS.try_lock() else {
+        return Vec::new();
+    };
+    if rows.is_empty() {
+        return Vec::new();
+    }
+    let cols = &columns().main;
+    let rows = rows
+        .iter()
+        .map(|row| {
+            let key = format!("ext/{}", row.label).replace(' ', "/");
+            let family = family(row.load);
+            let got: Vec<Option<Sample>> = cols.iter().map(|&c| get(row, c)).collect();
+            if got.iter().all(Option::is_none) {
+                let why = row.skipped.clone().unwrap_or_else(|| "no samples".into());
+                return report::Row::failed(key, family, why);
+            }
+            let fig = |name: &str, unit: &str, kind: Kind, f: fn(&Sample) -> Option<f64>| {
+                Figure::new(
+                    name,
+                    unit,
+                    kind,
+                    per_column(cols, |i| got[i].as_ref().and_then(f)),
+                )
+            };
+            let unit = match row.load {
+                Load::Wrk { close: true, .. } | Load::Churn { .. } => "connections/s",
+                Load::Echo { .. } => "round trips/s",
+                _ => "requests/s",
+            };
+            let mut r = report::Row::new(
+                key,
+                family,
+                vec![
+                    fig("throughput", unit, Kind::Throughput, |s| Some(s.rate)),
+                    fig("p50", "µs", Kind::Other, |s| s.p50_us),
+                    fig("p99", "µs", Kind::P99, |s| s.p99_us),
+                    fig("p99.9", "µs", Kind::Other, |s| s.p999_us),
+                    fig("server CPU per request", "µs", Kind::Cpu, |s| {
+                        Some(s.cpu_us)
+                    }),
+                    fig("cross-worker waits per request", "", Kind::Other, |s| {
+                        s.cross
+                    }),
+                ],
+            );
+            r.percentiles = cols
+                .iter()
+                .zip(&got)
+                .filter_map(|(c, s)| {
+                    let s = s.as_ref()?;
+                    let points: Vec<(f64, f64)> =
+                        [(50.0, s.p50_us), (99.0, s.p99_us), (99.9, s.p999_us)]
+                            .into_iter()
+                            .filter_map(|(q, us)| Some((q, us?)))
+                            .collect();
+                    (!points.is_empty()).then(|| Percentiles {
+                        column: c.label().into(),
+                        points,
+                    })
+                })
+                .collect();
+            r.failed = row.skipped.as_ref().map(|why| format!("incomplete: {why}"));
+            r
+        })
+        .collect();
+    vec![Table {
+        id: "external".into(),
+        title: "External load: each server in its own process, loaded from another process".into(),
+        columns: labels(cols),
+        rows,
+    }]
 }

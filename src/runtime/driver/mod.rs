@@ -81,10 +81,6 @@ pub(crate) struct Handle {
     mode: Mode,
     /// Why `Auto` chose legacy.
     fallback_reason: Option<String>,
-    /// Round-robin choice for registrations made off the workers.
-    /// `Relaxed`: only spreads load.
-    #[cfg(tokiwa_io_driver)]
-    next: std::sync::atomic::AtomicUsize,
     #[cfg(feature = "time")]
     time: Option<crate::time::driver::TimeHandle>,
 }
@@ -96,7 +92,7 @@ enum Mode {
     /// each worker has a [`Reactor`] (epoll instance and poll thread).
     Legacy {
         #[cfg(tokiwa_io_driver)]
-        reactors: Option<Box<[std::sync::Arc<Reactor>]>>,
+        reactors: Option<std::sync::Arc<[std::sync::Arc<Reactor>]>>,
     },
     /// io_uring: worker `i`'s ring is its parker and, with I/O enabled,
     /// its I/O driver.
@@ -107,11 +103,23 @@ enum Mode {
     },
 }
 
+/// When a resource registered off the workers gets its driver.
+#[cfg(tokiwa_io_driver)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Place {
+    /// Now, so that a descriptor the driver cannot poll is refused at
+    /// once (`AsyncFd`, signal and process watchers).
+    Now,
+    /// At the first wait, on the waiting task's worker (sockets and pipes,
+    /// which can always be polled).
+    AtFirstWait,
+}
+
 /// Where a resource is registered.
 #[cfg(tokiwa_io_driver)]
 #[derive(Debug)]
 pub(crate) enum Backend {
-    Epoll(std::sync::Arc<Reactor>),
+    Epoll(legacy::Placement),
     #[cfg(feature = "uring")]
     Uring(uring::Homed),
 }
@@ -140,7 +148,7 @@ impl Handle {
                 ..uring::RingConfig::default()
             };
             match (0..workers)
-                .map(|i| uring::Worker::new(i, ring_config))
+                .map(|i| uring::WorkerRing::new(i, ring_config))
                 .collect::<io::Result<Vec<_>>>()
             {
                 Ok(rings) => Some(rings.into()),
@@ -196,8 +204,6 @@ impl Handle {
         let handle = Handle {
             mode,
             fallback_reason,
-            #[cfg(tokiwa_io_driver)]
-            next: std::sync::atomic::AtomicUsize::new(0),
             #[cfg(feature = "time")]
             time: enable_time
                 .then(|| crate::time::driver::TimeHandle::new(unparkers.clone(), start_paused)),
@@ -207,7 +213,7 @@ impl Handle {
 
     /// io_uring mode: every worker's ring (empty in legacy mode).
     #[cfg(feature = "uring")]
-    fn rings(&self) -> &[std::sync::Arc<uring::Worker>] {
+    fn rings(&self) -> &[std::sync::Arc<uring::WorkerRing>] {
         match &self.mode {
             Mode::Uring { rings, .. } => rings,
             Mode::Legacy { .. } => &[],
@@ -226,30 +232,51 @@ impl Handle {
         }
     }
 
-    /// Registers `fd` with the driver of the worker this runs on, or of the
-    /// next one round-robin (reached through [`Handle::io`], which checks
-    /// that I/O is enabled).
+    /// Registers `fd` with the driver of the worker this runs on. Off the
+    /// workers (an accept loop in `block_on`, a thread of its own, another
+    /// runtime's worker), `place` says whether it is registered now, with
+    /// the driver its descriptor's number picks, or left for the first
+    /// task that waits on it to register with its own worker's (see
+    /// `legacy/placement.rs` and `uring/home.rs`). Reached through
+    /// [`Handle::io`], which checks that I/O is enabled.
     #[cfg(tokiwa_io_driver)]
     pub(crate) fn register(
         &self,
         fd: std::os::fd::RawFd,
         interest: crate::io::Interest,
-    ) -> io::Result<(Backend, std::sync::Arc<scheduled_io::ScheduledIo>, u64)> {
-        let index = crate::runtime::worker_index()
-            .unwrap_or_else(|| self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+        place: Place,
+    ) -> io::Result<(Backend, std::sync::Arc<scheduled_io::ScheduledIo>)> {
+        let worker = crate::runtime::worker_index();
         match &self.mode {
             #[cfg(feature = "uring")]
             Mode::Uring { rings, .. } => {
-                let worker = index % rings.len();
-                let (io, token) = rings[worker].register(fd, interest)?;
-                let homed = uring::Homed::new(rings.clone(), worker, token, fd, interest);
-                Ok((Backend::Uring(homed), io, token))
+                let n = rings.len();
+                let index = match worker {
+                    // A worker that owns its ring: armed there at once.
+                    Some(worker) if rings[worker % n].is_owned_here() => worker % n,
+                    _ if place == Place::AtFirstWait => {
+                        let (homed, io) = uring::Homed::unplaced(rings.clone(), fd, interest)?;
+                        return Ok((Backend::Uring(homed), io));
+                    }
+                    _ => fd as usize % n,
+                };
+                let (io, token) = rings[index].register(fd, interest)?;
+                let homed = uring::Homed::new(rings.clone(), index, token, fd, interest);
+                Ok((Backend::Uring(homed), io))
             }
-            Mode::Legacy { .. } => {
-                let reactors = self.reactors();
-                let reactor = &reactors[index % reactors.len()];
-                let (io, token) = reactor.register(fd, interest)?;
-                Ok((Backend::Epoll(reactor.clone()), io, token))
+            Mode::Legacy { reactors } => {
+                let reactors = reactors.clone().expect("checked by `io()`");
+                let n = reactors.len();
+                let (placement, io) = match worker {
+                    Some(worker) => {
+                        legacy::Placement::register(reactors, worker % n, fd, interest)?
+                    }
+                    None if place == Place::AtFirstWait => {
+                        legacy::Placement::unplaced(reactors, fd, interest)?
+                    }
+                    None => legacy::Placement::register(reactors, fd as usize % n, fd, interest)?,
+                };
+                Ok((Backend::Epoll(placement), io))
             }
         }
     }
@@ -270,7 +297,7 @@ impl Handle {
 
     /// io_uring mode: worker `index`'s ring.
     #[cfg(feature = "uring")]
-    pub(crate) fn ring(&self, index: usize) -> Option<&std::sync::Arc<uring::Worker>> {
+    pub(crate) fn ring(&self, index: usize) -> Option<&std::sync::Arc<uring::WorkerRing>> {
         self.rings().get(index)
     }
 
@@ -281,7 +308,7 @@ impl Handle {
     ///
     /// When the kernel refuses this thread a ring (io_uring mode): the
     /// caller still holds the core and must give it back, whole, before it
-    /// reports the error (see `uring::Worker::attach`).
+    /// reports the error (see `uring::WorkerRing::attach`).
     pub(crate) fn attach(&self, index: usize) -> io::Result<()> {
         #[cfg(feature = "uring")]
         if let Some(ring) = self.ring(index) {
@@ -377,17 +404,17 @@ impl Handle {
     /// Reaps worker `index`'s own reactor or ring without blocking.
     /// Returns whether anything was woken.
     fn reap_own(&self, index: usize) -> bool {
-        let mut woke = false;
+        // The modes are exclusive: a worker has a ring or a reactor.
         #[cfg(feature = "uring")]
         if let Some(ring) = self.ring(index) {
-            woke |= ring.maintain() > 0;
+            return ring.maintain() > 0;
         }
         #[cfg(tokiwa_io_driver)]
         if let Some(reactor) = self.reactors().get(index) {
-            woke |= reactor.reap() > 0;
+            return reactor.reap() > 0;
         }
         let _ = index;
-        woke
+        false
     }
 
     /// Reaps the reactors of the other workers that are asleep (legacy

@@ -7,7 +7,7 @@
 //! registration then frees the slot (legacy) or lets the ring's owner
 //! cancel its poll (io_uring, see `uring/io.rs`).
 use super::scheduled_io::{shutdown_error, Direction, ReadyEvent, ScheduledIo};
-use super::Backend;
+use super::{Backend, Place};
 use crate::io::Interest;
 use crate::runtime::scheduler;
 use crate::task::coop;
@@ -21,12 +21,14 @@ use std::task::{ready, Context, Poll};
 pub(crate) struct Registration {
     backend: Backend,
     shared: Arc<ScheduledIo>,
-    token: u64,
 }
 
 impl Registration {
-    /// Registers `fd` with the current runtime: with the reactor of the
-    /// worker this runs on, or one chosen round-robin off the workers.
+    /// Registers a socket or pipe `fd` with the current runtime: with the
+    /// driver of the worker this runs on; off the workers, with that of
+    /// the worker whose task first waits on it ([`Place::AtFirstWait`]:
+    /// such descriptors can always be polled, so nothing is refused
+    /// later).
     ///
     /// # Panics
     ///
@@ -35,7 +37,7 @@ impl Registration {
     #[track_caller]
     pub(crate) fn new(fd: RawFd, interest: Interest) -> io::Result<Registration> {
         let handle = scheduler::Handle::current_for_io();
-        Registration::new_with_handle(fd, interest, &handle)
+        Registration::register(fd, interest, &handle, Place::AtFirstWait)
     }
 
     /// As [`Registration::new`], for a descriptor of any kind (`AsyncFd`):
@@ -51,24 +53,33 @@ impl Registration {
         Registration::new_with_handle(fd, interest, &handle)
     }
 
+    /// Registers `fd` with `handle`'s driver now, so that a descriptor the
+    /// driver cannot poll is refused here, as tokio refuses it.
     #[track_caller]
     pub(crate) fn new_with_handle(
         fd: RawFd,
         interest: Interest,
         handle: &scheduler::Handle,
     ) -> io::Result<Registration> {
-        let (backend, shared, token) = handle.driver().io().register(fd, interest)?;
-        Ok(Registration {
-            backend,
-            shared,
-            token,
-        })
+        Registration::register(fd, interest, handle, Place::Now)
     }
 
-    /// Removes the descriptor from the reactor; call before closing it.
-    pub(crate) fn deregister(&self, fd: RawFd) -> io::Result<()> {
+    #[track_caller]
+    fn register(
+        fd: RawFd,
+        interest: Interest,
+        handle: &scheduler::Handle,
+        place: Place,
+    ) -> io::Result<Registration> {
+        let (backend, shared) = handle.driver().io().register(fd, interest, place)?;
+        Ok(Registration { backend, shared })
+    }
+
+    /// Removes the descriptor from the reactor (the one it was registered
+    /// with knows it); call before closing it.
+    pub(crate) fn deregister(&self) -> io::Result<()> {
         match &self.backend {
-            Backend::Epoll(reactor) => reactor.deregister(fd),
+            Backend::Epoll(placement) => placement.deregister(),
             #[cfg(feature = "uring")]
             Backend::Uring(homed) => {
                 homed.deregister();
@@ -77,12 +88,15 @@ impl Registration {
         }
     }
 
-    /// A task is about to wait on the resource: in io_uring mode its poll
-    /// may move to this worker's ring (see `uring/home.rs`).
-    fn on_wait(&self) {
-        #[cfg(feature = "uring")]
-        if let Backend::Uring(homed) = &self.backend {
-            homed.on_wait(&self.shared);
+    /// A task is about to wait on the resource: in io_uring mode its
+    /// first poll is armed now if it has none, and its poll may move to
+    /// this worker's ring (see `uring/home.rs`). An error means no poll
+    /// could be armed: the waiter must not sleep.
+    fn on_wait(&self) -> io::Result<()> {
+        match &self.backend {
+            Backend::Epoll(placement) => placement.on_wait(&self.shared),
+            #[cfg(feature = "uring")]
+            Backend::Uring(homed) => homed.on_wait(&self.shared),
         }
     }
 
@@ -119,7 +133,7 @@ impl Registration {
         let event = match self.shared.poll_readiness(cx, direction) {
             Poll::Ready(event) => event,
             Poll::Pending => {
-                self.on_wait();
+                self.on_wait()?;
                 return Poll::Pending;
             }
         };
@@ -160,15 +174,29 @@ impl Registration {
             return Err(shutdown_error());
         }
         if event.ready.is_empty() {
+            self.ensure_placed()?;
             return Err(io::ErrorKind::WouldBlock.into());
         }
         let result = f();
         if let Err(e) = &result {
             if e.kind() == io::ErrorKind::WouldBlock {
                 self.clear_readiness(event);
+                self.ensure_placed()?;
             }
         }
         result
+    }
+
+    /// A resource made off the workers gets its first poll at its first
+    /// wait; one that is only ever tried (`try_read` in a loop) gets it
+    /// when a try finds it not ready, so its readiness is tracked from
+    /// then on.
+    fn ensure_placed(&self) -> io::Result<()> {
+        match &self.backend {
+            Backend::Epoll(placement) => placement.on_wait(&self.shared),
+            #[cfg(feature = "uring")]
+            Backend::Uring(homed) => homed.ensure_placed(&self.shared),
+        }
     }
 
     /// Waits until the resource is ready for `interest`.
@@ -177,11 +205,11 @@ impl Registration {
         let event = std::future::poll_fn(|cx| {
             let poll = readiness.as_mut().poll(cx);
             if poll.is_pending() {
-                self.on_wait();
+                self.on_wait()?;
             }
-            poll
+            poll.map(Ok::<_, io::Error>)
         })
-        .await;
+        .await?;
         if event.is_shutdown {
             return Err(shutdown_error());
         }
@@ -217,7 +245,8 @@ impl Drop for Registration {
         // their tasks are not kept alive by the reactor, then free the slot.
         self.shared.clear_wakers();
         match &self.backend {
-            Backend::Epoll(reactor) => reactor.release(self.token),
+            // The placement frees its slot when dropped.
+            Backend::Epoll(_) => {}
             // Idempotent: a no-op after `deregister`.
             #[cfg(feature = "uring")]
             Backend::Uring(homed) => homed.deregister(),

@@ -430,7 +430,8 @@ impl UnixDatagram {
     /// `Err(io::ErrorKind::WouldBlock)` is returned.
     #[cfg(feature = "io-util")]
     pub fn try_recv_buf<B: bytes::BufMut>(&self, buf: &mut B) -> io::Result<usize> {
-        self.io.try_io(Interest::READABLE, || self.recv_buf_once(buf))
+        self.io
+            .try_io(Interest::READABLE, || self.recv_buf_once(buf))
     }
 
     /// Receives a datagram from the connected peer into the spare capacity

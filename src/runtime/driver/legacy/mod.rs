@@ -5,8 +5,12 @@
 //! * `reactor.rs`: the epoll instance, its registry and its poll thread
 //!   ([`Reactor`], one per worker);
 //! * `poll_gate.rs`: the handshake deciding whether the worker or its poll
-//!   thread reaps the worker's epoll.
+//!   thread reaps the worker's epoll;
+//! * `placement.rs`: which worker's reactor polls a resource (for one made
+//!   off the workers: its first waiter's).
+mod placement;
 pub(crate) mod poll_gate;
 mod reactor;
 
+pub(crate) use placement::Placement;
 pub(crate) use reactor::Reactor;

@@ -182,19 +182,25 @@ impl Reactor {
         }
     }
 
-    /// Registers `fd` for `interest`; returns its shared state and token.
+    /// Whether the runtime shut the reactor down.
+    pub(crate) fn is_shutdown(&self) -> bool {
+        self.registry.lock().unwrap().is_shutdown
+    }
+
+    /// Registers `fd` for `interest`, its readiness kept in `io`; returns
+    /// its token.
     pub(crate) fn register(
         &self,
         fd: RawFd,
         interest: Interest,
-    ) -> io::Result<(Arc<ScheduledIo>, u64)> {
+        io: Arc<ScheduledIo>,
+    ) -> io::Result<u64> {
         let mut registry = self.registry.lock().unwrap();
         if registry.is_shutdown {
             return Err(shutdown_error());
         }
         let generation = registry.next_generation;
         registry.next_generation = generation.wrapping_add(1);
-        let io = Arc::new(ScheduledIo::new());
         let entry = registry.slots.vacant_entry();
         let token = entry.key() as u64 | (generation as u64) << 32;
         let mut event = libc::epoll_event {
@@ -207,11 +213,8 @@ impl Reactor {
         cvt(unsafe {
             libc::epoll_ctl(self.epfd.as_raw_fd(), libc::EPOLL_CTL_ADD, fd, &mut event)
         })?;
-        entry.insert(Slot {
-            generation,
-            io: io.clone(),
-        });
-        Ok((io, token))
+        entry.insert(Slot { generation, io });
+        Ok(token)
     }
 
     /// Removes `fd` from the epoll set. Called before the descriptor is

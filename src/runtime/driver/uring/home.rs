@@ -15,14 +15,31 @@
 //! while both are armed, either may set it, which is harmless, and the new
 //! poll reports readiness that exists when it is armed, so no edge is
 //! lost in the move.
-use super::{Rings, Worker};
-use crate::runtime::driver::scheduled_io::ScheduledIo;
+//!
+//! **A resource made off the workers starts with no poll at all.** A
+//! server's accept loop usually runs in `block_on`, on the main thread,
+//! and spawns a task per connection, which some worker then runs. Arming
+//! the new socket's poll on a ring chosen at accept time cost a request to
+//! that ring's owner (and an eventfd write if it slept) per connection,
+//! and then, half the time, a move once the task had waited from another
+//! worker twice. Instead such a resource is *unplaced*: the first task
+//! that waits on it arms its poll on its own worker's ring, directly (it
+//! owns that ring). A poll armed on a socket that is already ready
+//! completes at once, so readiness that arrived before is not lost. A
+//! resource first waited on outside any worker is placed by its
+//! descriptor's number, through a request, as before.
+use super::{Rings, WorkerRing};
+use crate::runtime::driver::scheduled_io::{shutdown_error, ScheduledIo};
+use std::io;
 use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 
 /// Consecutive waits from one other worker that move a resource's poll.
 const REHOME_AFTER: u32 = 2;
+
+/// `Home::worker` (and `home_index`) of a resource with no poll yet.
+const UNPLACED: usize = usize::MAX;
 
 /// A resource registered in io_uring mode.
 #[derive(Debug)]
@@ -74,21 +91,89 @@ impl Homed {
         }
     }
 
-    fn ring(&self, worker: usize) -> &Arc<Worker> {
+    /// A resource registered off the workers: no poll until the first
+    /// wait places it (see the module doc). Returns it with its readiness
+    /// word.
+    ///
+    /// # Errors
+    ///
+    /// The runtime's shutdown error once the rings are closed.
+    pub(crate) fn unplaced(
+        rings: Rings,
+        fd: RawFd,
+        interest: crate::io::Interest,
+    ) -> io::Result<(Homed, Arc<ScheduledIo>)> {
+        if rings[0].is_closed() {
+            return Err(shutdown_error());
+        }
+        let homed = Homed::new(rings, UNPLACED, 0, fd, interest);
+        Ok((homed, Arc::new(ScheduledIo::new())))
+    }
+
+    fn ring(&self, worker: usize) -> &Arc<WorkerRing> {
         &self.rings[worker]
     }
 
     /// A task is about to wait on the resource (its readiness was not
     /// there): moves the poll to this worker's ring when the waits keep
     /// coming from here.
-    pub(crate) fn on_wait(&self, io: &Arc<ScheduledIo>) {
-        let Some(me) = crate::runtime::worker_index() else {
-            return;
-        };
-        if me >= self.rings.len() {
-            return;
+    ///
+    /// # Errors
+    ///
+    /// When an unplaced resource's poll cannot be armed (the runtime shut
+    /// down, the kernel refused the poll): the waiter must not sleep.
+    pub(crate) fn on_wait(&self, io: &Arc<ScheduledIo>) -> io::Result<()> {
+        let me = crate::runtime::worker_index().filter(|&me| me < self.rings.len());
+        let home_index = self.home_index.load(Relaxed);
+        if home_index == UNPLACED {
+            // A worker index of another runtime says nothing about rings
+            // of this one.
+            let me = me.filter(|&me| self.ring(me).is_owned_here());
+            return self.place(io, me);
         }
-        if me == self.home_index.load(Relaxed) {
+        let Some(me) = me else {
+            return Ok(());
+        };
+        self.move_towards(io, me, home_index);
+        Ok(())
+    }
+
+    /// Makes sure the resource has a poll (a `try_*` operation found it
+    /// not ready: from now on its readiness must be tracked), without
+    /// counting a wait.
+    pub(crate) fn ensure_placed(&self, io: &Arc<ScheduledIo>) -> io::Result<()> {
+        if self.home_index.load(Relaxed) != UNPLACED {
+            return Ok(());
+        }
+        let me = crate::runtime::worker_index()
+            .filter(|&me| me < self.rings.len() && self.ring(me).is_owned_here());
+        self.place(io, me)
+    }
+
+    /// Arms the first poll of an unplaced resource on the ring of worker
+    /// `me` (the caller owns it), or outside the workers on the ring its
+    /// descriptor's number picks. A no-op if a concurrent waiter (the other
+    /// half of a split stream) placed it first.
+    fn place(&self, io: &Arc<ScheduledIo>, me: Option<usize>) -> io::Result<()> {
+        let mut home = self.home.lock().unwrap();
+        if home.gone || home.worker != UNPLACED {
+            return Ok(());
+        }
+        let worker = me.unwrap_or(self.fd as usize % self.rings.len());
+        let token = self
+            .ring(worker)
+            .register_existing(self.fd, self.interest, io.clone())?;
+        home.worker = worker;
+        home.token = token;
+        self.home_index.store(worker, Relaxed);
+        Ok(())
+    }
+
+    /// A wait from worker `me` on a placed resource whose poll sits on
+    /// `home_index`'s ring: counts foreign waits and moves the poll after
+    /// [`REHOME_AFTER`] in a row.
+    fn move_towards(&self, io: &Arc<ScheduledIo>, me: usize, home_index: usize) {
+        if me == home_index {
             // The common case, a wait at home, takes no lock; it only ends
             // a run of foreign waits, if one was counted (a task stolen
             // once and woken back home must not count towards a move the
@@ -149,6 +234,9 @@ impl Homed {
             return;
         }
         home.gone = true;
+        if home.worker == UNPLACED {
+            return;
+        }
         let (worker, token) = (home.worker, home.token);
         drop(home);
         self.ring(worker).deregister(token);

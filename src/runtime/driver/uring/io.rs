@@ -128,19 +128,19 @@ impl IoState {
         &self,
         fd: RawFd,
         interest: Interest,
+        io: Arc<ScheduledIo>,
         owner: Option<(&mut Ring, &UringMetrics)>,
-    ) -> io::Result<(Arc<ScheduledIo>, u64, Option<Request>)> {
-        let io = Arc::new(ScheduledIo::new());
+    ) -> io::Result<(u64, Option<Request>)> {
         let mask = poll_mask(interest);
         match owner {
             Some((ring, metrics)) => {
-                let token = self.insert_and_arm(fd, mask, io.clone(), ring, metrics)?;
-                Ok((io, token, None))
+                let token = self.insert_and_arm(fd, mask, io, ring, metrics)?;
+                Ok((token, None))
             }
             None => {
                 let mut registry = self.registry.lock().unwrap();
-                let token = self.insert(&mut registry, fd, mask, io.clone(), false)?;
-                Ok((io, token, Some(Request::Arm { token, fd, mask })))
+                let token = self.insert(&mut registry, fd, mask, io, false)?;
+                Ok((token, Some(Request::Arm { token, fd, mask })))
             }
         }
     }

@@ -41,7 +41,7 @@ pub(crate) use home::Homed;
 pub(crate) use probe::RingConfig;
 
 /// The rings of a runtime, worker `i`'s at index `i`.
-pub(crate) type Rings = Arc<[Arc<Worker>]>;
+pub(crate) type Rings = Arc<[Arc<WorkerRing>]>;
 pub(crate) use wake::UringMetrics;
 
 use crate::io::Interest;
@@ -53,13 +53,13 @@ use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use std::time::Duration;
 
 /// One worker's ring, eventfd and resources.
-pub(crate) struct Worker {
+pub(crate) struct WorkerRing {
     index: usize,
     /// Locked by the thread holding the worker's core, also while it
     /// sleeps in the ring, so **no other thread may wait for this lock**:
-    /// every thread but the owner is turned away by [`Worker::owner`]
+    /// every thread but the owner is turned away by [`WorkerRing::owner`]
     /// before it tries the lock, and tries it without waiting (see
-    /// [`Worker::with_owned_ring`]). Shutdown takes it to close the ring
+    /// [`WorkerRing::with_owned_ring`]). Shutdown takes it to close the ring
     /// (`None`) once the workers have stopped. The mutex makes the ring
     /// `Sync`; ownership is checked by the ring itself.
     ring: Mutex<Option<Ring>>,
@@ -74,7 +74,7 @@ pub(crate) struct Worker {
     /// Set at shutdown, when the ring is closed.
     closed: AtomicBool,
     setup_flags: u32,
-    waker: wake::Waker,
+    waker: wake::WakeFd,
     io: io::IoState,
     ops: op::OpTable,
 }
@@ -82,22 +82,22 @@ pub(crate) struct Worker {
 /// The parker of a worker in io_uring mode.
 #[derive(Debug)]
 pub(crate) struct Parker {
-    worker: Arc<Worker>,
+    worker: Arc<WorkerRing>,
 }
 
 /// Wakes a worker in io_uring mode.
 #[derive(Clone, Debug)]
 pub(crate) struct Unparker {
-    worker: Arc<Worker>,
+    worker: Arc<WorkerRing>,
 }
 
-impl Worker {
+impl WorkerRing {
     /// Creates worker `index`'s eventfd and (disabled) ring.
-    pub(crate) fn new(index: usize, config: RingConfig) -> std::io::Result<Arc<Worker>> {
-        let waker = wake::Waker::new()?;
+    pub(crate) fn new(index: usize, config: RingConfig) -> std::io::Result<Arc<WorkerRing>> {
+        let waker = wake::WakeFd::new()?;
         let ring = Ring::new(index, waker.eventfd(), config)?;
         let setup_flags = ring.setup_flags();
-        Ok(Arc::new(Worker {
+        Ok(Arc::new(WorkerRing {
             setup_flags,
             index,
             ring: Mutex::new(Some(ring)),
@@ -126,7 +126,7 @@ impl Worker {
     }
 
     /// Whether the calling thread owns this ring (a hint read without the
-    /// lock; see [`Worker::owner`]). Threads of other runtimes, and other
+    /// lock; see [`WorkerRing::owner`]). Threads of other runtimes, and other
     /// workers of this one, get `false` at once.
     pub(crate) fn is_owned_here(&self) -> bool {
         self.owner.load(Ordering::Relaxed) == ring::thread_id()
@@ -141,7 +141,7 @@ impl Worker {
     /// The owner itself only finds the lock taken for the instant a
     /// non-owner with a stale hint spends checking, and then takes the
     /// slow path (a request, the blocking pool) like any non-owner; what
-    /// it must not skip uses [`Worker::with_owned_ring_waiting`].
+    /// it must not skip uses [`WorkerRing::with_owned_ring_waiting`].
     fn with_owned_ring<R>(&self, f: impl FnOnce(&mut Ring) -> R) -> Option<R> {
         if !self.is_owned_here() {
             return None;
@@ -158,7 +158,7 @@ impl Worker {
         Some(f(ring))
     }
 
-    /// [`Worker::with_owned_ring`] for what the owner must not skip
+    /// [`WorkerRing::with_owned_ring`] for what the owner must not skip
     /// (settling its operations before it lets go of the ring): it waits
     /// for the lock, which only a non-owner's momentary check can hold
     /// while the owner is here.
@@ -342,21 +342,38 @@ impl Worker {
         fd: RawFd,
         interest: Interest,
     ) -> std::io::Result<(Arc<ScheduledIo>, u64)> {
-        // Directly only on the ring's owner; every other thread (another
-        // worker, another runtime's worker, a thread outside any runtime)
-        // sends a request and wakes the owner, never waits for its lock.
+        let io = Arc::new(ScheduledIo::new());
+        let token = self.register_existing(fd, interest, io.clone())?;
+        Ok((io, token))
+    }
+
+    /// Arms a poll for `io` on this ring: directly on the ring's owner;
+    /// every other thread (another worker, another runtime's worker, a
+    /// thread outside any runtime) sends a request and wakes the owner,
+    /// never waits for its lock. Returns the poll's token.
+    pub(crate) fn register_existing(
+        &self,
+        fd: RawFd,
+        interest: Interest,
+        io: Arc<ScheduledIo>,
+    ) -> std::io::Result<u64> {
         let direct = self.with_owned_ring(|ring| {
             self.io
-                .register(fd, interest, Some((ring, &self.waker.metrics)))
+                .register(fd, interest, io.clone(), Some((ring, &self.waker.metrics)))
         });
-        let (io, token, request) = match direct {
+        let (token, request) = match direct {
             Some(result) => result?,
-            None => self.io.register(fd, interest, None)?,
+            None => self.io.register(fd, interest, io, None)?,
         };
         if let Some(request) = request {
             self.send(request);
         }
-        Ok((io, token))
+        Ok(token)
+    }
+
+    /// Whether the runtime shut down (the ring is closed).
+    pub(crate) fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Acquire)
     }
 
     /// Arms a poll for an already registered resource on this ring, from
@@ -491,9 +508,9 @@ impl Unparker {
     }
 }
 
-impl std::fmt::Debug for Worker {
+impl std::fmt::Debug for WorkerRing {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("uring::Worker")
+        f.debug_struct("uring::WorkerRing")
             .field("index", &self.index)
             .finish_non_exhaustive()
     }

@@ -26,7 +26,7 @@
 //!   its thread; when the core leaves the thread (`block_in_place`, the end
 //!   of a current-thread `block_on`, a worker stopping at shutdown) the
 //!   owner cancels what is in flight and waits for the completions
-//!   ([`super::Worker::quiesce`]), so a replaced or closed ring never holds
+//!   ([`super::WorkerRing::quiesce`]), so a replaced or closed ring never holds
 //!   memory. A cancelled operation whose future lives is simply started
 //!   again on its next poll, wherever that is.
 use super::ring::Cqe;
@@ -253,7 +253,7 @@ impl std::fmt::Debug for OpTable {
 /// and owns its ring. (The worker index alone is not enough: a worker of
 /// one runtime may have entered another, whose worker of the same index
 /// is another thread.)
-pub(crate) fn current_worker() -> Option<Arc<super::Worker>> {
+pub(crate) fn current_worker() -> Option<Arc<super::WorkerRing>> {
     let index = crate::runtime::worker_index()?;
     context::with_current(|handle: &scheduler::Handle| {
         handle
@@ -276,7 +276,7 @@ pub(crate) struct Op<T: OpData> {
 enum State<T> {
     Start(T),
     InFlight {
-        worker: Arc<super::Worker>,
+        worker: Arc<super::WorkerRing>,
         token: u64,
         data: T,
     },

@@ -181,7 +181,7 @@ impl Ring {
             // SAFETY: polls and cancels reference no memory, and a poll's
             // descriptor stays open until the kernel has resolved it (see
             // `io.rs`); an operation's memory and descriptor live until its
-            // completion (`Worker::start_op`'s contract, see `op.rs`).
+            // completion (`WorkerRing::start_op`'s contract, see `op.rs`).
             if unsafe { self.uring.submission().push(entry) }.is_ok() {
                 return;
             }
@@ -312,7 +312,7 @@ impl Ring {
     }
 
     /// Blocks until at least one completion is in the CQ (submitting what
-    /// is queued). For [`super::Worker::quiesce`]; a wakeup of the worker
+    /// is queued). For [`super::WorkerRing::quiesce`]; a wakeup of the worker
     /// (the wake poll's completion) also ends it.
     pub(crate) fn wait_for_completion(&mut self, metrics: &UringMetrics) {
         self.arm_wake_poll(metrics);

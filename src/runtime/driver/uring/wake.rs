@@ -6,7 +6,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
 /// A worker's wake state and eventfd, shared with every thread.
 #[derive(Debug)]
-pub(crate) struct Waker {
+pub(crate) struct WakeFd {
     pub(crate) state: WakeState,
     eventfd: OwnedFd,
     pub(crate) metrics: UringMetrics,
@@ -23,8 +23,8 @@ impl WakeSignal for EventFd {
     }
 }
 
-impl Waker {
-    pub(crate) fn new() -> io::Result<Waker> {
+impl WakeFd {
+    pub(crate) fn new() -> io::Result<WakeFd> {
         // SAFETY: a plain syscall; the descriptor is checked and then owned
         // by exactly one `OwnedFd`.
         let eventfd = unsafe {
@@ -34,7 +34,7 @@ impl Waker {
             }
             OwnedFd::from_raw_fd(fd)
         };
-        Ok(Waker {
+        Ok(WakeFd {
             state: WakeState::new(),
             eventfd,
             metrics: UringMetrics::default(),
