@@ -47,6 +47,7 @@ struct Fast {
     budget: Cell<Budget>,
     /// The reactor whose poll thread this is, while it wakes the tasks it
     /// reaped for its sleeping worker (null otherwise).
+    #[cfg(tokiwa_io_driver)]
     delivering_for: Cell<*const ()>,
 }
 
@@ -70,6 +71,7 @@ thread_local! {
             entered: Cell::new(EnterRuntime::NotEntered),
             task_id: Cell::new(None),
             budget: Cell::new(Budget::unconstrained()),
+            #[cfg(tokiwa_io_driver)]
             delivering_for: Cell::new(ptr::null()),
         }
     };
@@ -317,6 +319,7 @@ pub(crate) fn replace_budget(budget: Budget) -> Option<Budget> {
     FAST.try_with(|ctx| ctx.budget.replace(budget)).ok()
 }
 
+#[cfg(tokiwa_io_driver)]
 /// Runs `wake` (a legacy poll thread waking the tasks it reaped for its
 /// sleeping worker) marked as delivering for `reactor`, so the scheduler
 /// queues those tasks for that worker without waking anyone
@@ -335,6 +338,7 @@ pub(crate) fn delivering<R>(reactor: *const (), wake: impl FnOnce() -> R) -> R {
 }
 
 /// The reactor this thread is delivering for (null: none).
+#[cfg(tokiwa_io_driver)]
 pub(crate) fn delivering_for() -> *const () {
     FAST.try_with(|fast| fast.delivering_for.get())
         .unwrap_or(ptr::null())
