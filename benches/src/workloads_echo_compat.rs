@@ -3,21 +3,20 @@
 //
 // Compiled only for tokiwa (by `main.rs`, inside `on_tokiwa`): it needs
 // `tokiwa_compat`. The plain variant is `workloads_net.rs`'s
-// `tcp_echo_round` itself; this file is its copy with one change: every
-// `TcpStream` is wrapped with `.compat()` (tokio-style -> futures-io) and
-// driven with `futures::io::{AsyncReadExt, AsyncWriteExt}` instead of
-// `rt::io`'s. Setup, warm-up, the shared deadline and shutdown are the same,
-// so the two differ only in the adapter's cost.
+// `tcp_echo_round` itself; the compat variant runs the same measured
+// window (`echo_with`) with every `TcpStream` wrapped with `.compat()`
+// (tokio-style -> futures-io) and driven with
+// `futures::io::{AsyncReadExt, AsyncWriteExt}`, so the two differ only in
+// the adapter's cost.
 
 use super::rt;
 
 use futures::io::{AsyncReadExt, AsyncWriteExt};
-use rt::net::{TcpListener, TcpStream};
-use rt::sync::watch;
-use std::time::Instant;
+use rt::net::TcpStream;
 use tokiwa_compat::{Compat, TokioAsyncReadCompatExt};
 
-use super::w::{build, in_task, Countdown};
+use super::net::{echo_with, Echoer};
+use super::w::{build, in_task};
 use crate::columns::Column;
 use crate::echo::{EchoRound, EchoShape};
 use crate::Flavour;
@@ -31,108 +30,36 @@ pub fn plain_round(shape: EchoShape, column: Column) -> EchoRound {
 /// stream seen through `Compat<TcpStream>` as a futures-io reader/writer.
 pub fn compat_round(shape: EchoShape, column: Column) -> EchoRound {
     let runtime = build(Flavour::MultiThread, column);
-    let round = in_task(&runtime, move || async move { echo(shape).await });
+    let round = in_task(&runtime, move || async move {
+        echo_with::<ThroughCompat>(shape).await
+    });
     drop(runtime);
     round
 }
 
-/// Echoes whatever arrives until the peer closes.
-async fn serve(stream: TcpStream, msg: usize) {
-    stream.set_nodelay(true).expect("server nodelay");
-    let mut stream = stream.compat();
-    let mut buf = vec![0u8; msg];
-    loop {
-        match stream.read(&mut buf).await {
-            Ok(0) => return,
-            Ok(n) => stream.write_all(&buf[..n]).await.expect("server write"),
-            Err(e) => panic!("server read: {e}"),
-        }
+/// Both ends through `Compat<TcpStream>`.
+struct ThroughCompat(Compat<TcpStream>);
+
+impl Echoer for ThroughCompat {
+    fn client(stream: TcpStream) -> ThroughCompat {
+        ThroughCompat(stream.compat())
     }
-}
 
-async fn round_trip(stream: &mut Compat<TcpStream>, out: &[u8], back: &mut [u8]) {
-    stream.write_all(out).await.expect("client write");
-    stream.read_exact(back).await.expect("client read");
-}
-
-async fn echo(shape: EchoShape) -> EchoRound {
-    let EchoShape {
-        conns,
-        msg,
-        warmup,
-        window,
-    } = shape;
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let addr = listener.local_addr().expect("local_addr");
-    let server = rt::spawn(async move {
-        let mut connections = Vec::with_capacity(conns);
-        for _ in 0..conns {
-            let (stream, _) = listener.accept().await.expect("accept");
-            connections.push(rt::spawn(serve(stream, msg)));
-        }
-        for c in connections {
-            c.await.expect("server connection");
-        }
-    });
-
-    let ready = Countdown::new(conns);
-    let (deadline_tx, deadline_rx) = watch::channel::<Option<Instant>>(None);
-    let clients: Vec<_> = (0..conns)
-        .map(|_| {
-            let ready = ready.clone();
-            let mut deadline_rx = deadline_rx.clone();
-            rt::spawn(async move {
-                let stream = TcpStream::connect(addr).await.expect("connect");
-                stream.set_nodelay(true).expect("client nodelay");
-                let mut stream = stream.compat();
-                let out = vec![0x5au8; msg];
-                let mut back = vec![0u8; msg];
-                for _ in 0..warmup {
-                    round_trip(&mut stream, &out, &mut back).await;
-                }
-                ready.done();
-                let deadline = deadline_rx
-                    .wait_for(Option::is_some)
-                    .await
-                    .expect("deadline")
-                    .expect("is_some");
-
-                let mut rtts_ns = Vec::with_capacity(1024);
-                loop {
-                    let sent = Instant::now();
-                    if sent >= deadline {
-                        break;
-                    }
-                    round_trip(&mut stream, &out, &mut back).await;
-                    rtts_ns.push(sent.elapsed().as_nanos() as u64);
-                }
-                (rtts_ns, Instant::now())
-            })
-        })
-        .collect();
-
-    ready.wait().await;
-    let handle = rt::runtime::Handle::current();
-    let counters_before = super::counters(&handle);
-    let cpu_before = crate::echo::process_cpu();
-    let start = Instant::now();
-    deadline_tx.send_replace(Some(start + window));
-    let mut rtts_ns = Vec::new();
-    let mut end = start;
-    for client in clients {
-        let (rtts, finished) = client.await.expect("client");
-        rtts_ns.extend_from_slice(&rtts);
-        end = end.max(finished);
+    async fn round_trip(&mut self, out: &[u8], back: &mut [u8]) {
+        self.0.write_all(out).await.expect("client write");
+        self.0.read_exact(back).await.expect("client read");
     }
-    let cpu = crate::echo::process_cpu() - cpu_before;
-    let counters = super::counters(&handle)
-        .zip(counters_before)
-        .map(|(after, before)| after - before);
-    server.await.expect("server");
-    EchoRound {
-        rtts_ns,
-        elapsed: end - start,
-        counters,
-        cpu,
+
+    async fn serve(stream: TcpStream, msg: usize) {
+        stream.set_nodelay(true).expect("server nodelay");
+        let mut stream = stream.compat();
+        let mut buf = vec![0u8; msg];
+        loop {
+            match stream.read(&mut buf).await {
+                Ok(0) => return,
+                Ok(n) => stream.write_all(&buf[..n]).await.expect("server write"),
+                Err(e) => panic!("server read: {e}"),
+            }
+        }
     }
 }

@@ -6,13 +6,17 @@
 //
 // `tcp_echo_round` builds its own runtime, so the caller needs no runtime
 // type; setup (binding, connecting, accepting, warm-up round trips) and
-// shutdown happen outside the measured window.
+// shutdown happen outside the measured window. The window itself is
+// `echo_with`, generic over how each end uses its stream ([`Echoer`]), so
+// the `echo_compat` rows (`workloads_echo_compat.rs`) run the same code
+// through tokiwa-compat's adapter.
 
 use super::rt;
 
 use rt::io::{AsyncReadExt, AsyncWriteExt};
 use rt::net::{TcpListener, TcpStream};
 use rt::sync::watch;
+use std::future::Future;
 use std::time::Instant;
 
 use super::w::{build, in_task, Countdown};
@@ -20,34 +24,61 @@ use crate::columns::Column;
 use crate::echo::{EchoRound, EchoShape};
 use crate::Flavour;
 
-/// One measured window of `shape.conns` clients doing `shape.msg`-byte round
-/// trips against an echo server, all on one fresh multi-thread runtime.
-pub fn tcp_echo_round(shape: EchoShape, column: Column) -> EchoRound {
-    let runtime = build(Flavour::MultiThread, column);
-    let round = in_task(&runtime, move || async move { echo(shape).await });
-    drop(runtime);
-    round
+/// How both ends of an echo connection use their stream.
+pub trait Echoer: Send + Sized + 'static {
+    /// The client's end, from its connected stream.
+    fn client(stream: TcpStream) -> Self;
+    /// Sends `out` and reads the echo into `back`.
+    fn round_trip<'a>(
+        &'a mut self,
+        out: &'a [u8],
+        back: &'a mut [u8],
+    ) -> impl Future<Output = ()> + Send + 'a;
+    /// The server's end: echoes whatever arrives until the peer closes.
+    fn serve(stream: TcpStream, msg: usize) -> impl Future<Output = ()> + Send;
 }
 
-/// Echoes whatever arrives until the peer closes.
-async fn serve(mut stream: TcpStream, msg: usize) {
-    stream.set_nodelay(true).expect("server nodelay");
-    let mut buf = vec![0u8; msg];
-    loop {
-        match stream.read(&mut buf).await {
-            Ok(0) => return,
-            Ok(n) => stream.write_all(&buf[..n]).await.expect("server write"),
-            Err(e) => panic!("server read: {e}"),
+/// The plain row: tokio's `AsyncReadExt`/`AsyncWriteExt` on the stream.
+struct Plain(TcpStream);
+
+impl Echoer for Plain {
+    fn client(stream: TcpStream) -> Plain {
+        Plain(stream)
+    }
+
+    async fn round_trip(&mut self, out: &[u8], back: &mut [u8]) {
+        self.0.write_all(out).await.expect("client write");
+        self.0.read_exact(back).await.expect("client read");
+    }
+
+    async fn serve(mut stream: TcpStream, msg: usize) {
+        stream.set_nodelay(true).expect("server nodelay");
+        let mut buf = vec![0u8; msg];
+        loop {
+            match stream.read(&mut buf).await {
+                Ok(0) => return,
+                Ok(n) => stream.write_all(&buf[..n]).await.expect("server write"),
+                Err(e) => panic!("server read: {e}"),
+            }
         }
     }
 }
 
-async fn round_trip(stream: &mut TcpStream, out: &[u8], back: &mut [u8]) {
-    stream.write_all(out).await.expect("client write");
-    stream.read_exact(back).await.expect("client read");
+/// One measured window of `shape.conns` clients doing `shape.msg`-byte round
+/// trips against an echo server, all on one fresh multi-thread runtime.
+pub fn tcp_echo_round(shape: EchoShape, column: Column) -> EchoRound {
+    let runtime = build(Flavour::MultiThread, column);
+    let round = in_task(
+        &runtime,
+        move || async move { echo_with::<Plain>(shape).await },
+    );
+    drop(runtime);
+    round
 }
 
-async fn echo(shape: EchoShape) -> EchoRound {
+/// One measured window of `shape.conns` clients of kind `E` against an
+/// echo server of kind `E`, on the current runtime.
+pub async fn echo_with<E: Echoer>(shape: EchoShape) -> EchoRound {
     let EchoShape {
         conns,
         msg,
@@ -60,7 +91,7 @@ async fn echo(shape: EchoShape) -> EchoRound {
         let mut connections = Vec::with_capacity(conns);
         for _ in 0..conns {
             let (stream, _) = listener.accept().await.expect("accept");
-            connections.push(rt::spawn(serve(stream, msg)));
+            connections.push(rt::spawn(E::serve(stream, msg)));
         }
         for c in connections {
             c.await.expect("server connection");
@@ -76,12 +107,13 @@ async fn echo(shape: EchoShape) -> EchoRound {
             let ready = ready.clone();
             let mut deadline_rx = deadline_rx.clone();
             rt::spawn(async move {
-                let mut stream = TcpStream::connect(addr).await.expect("connect");
+                let stream = TcpStream::connect(addr).await.expect("connect");
                 stream.set_nodelay(true).expect("client nodelay");
+                let mut stream = E::client(stream);
                 let out = vec![0x5au8; msg];
                 let mut back = vec![0u8; msg];
                 for _ in 0..warmup {
-                    round_trip(&mut stream, &out, &mut back).await;
+                    stream.round_trip(&out, &mut back).await;
                 }
                 ready.done();
                 let deadline = deadline_rx
@@ -96,7 +128,7 @@ async fn echo(shape: EchoShape) -> EchoRound {
                     if sent >= deadline {
                         break;
                     }
-                    round_trip(&mut stream, &out, &mut back).await;
+                    stream.round_trip(&out, &mut back).await;
                     rtts_ns.push(sent.elapsed().as_nanos() as u64);
                 }
                 (rtts_ns, Instant::now())
