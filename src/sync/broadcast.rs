@@ -39,8 +39,9 @@
 //! woken or dropped, after it.
 use crate::loom::sync::atomic::{AtomicUsize, Ordering};
 use crate::loom::sync::{Arc, Mutex, MutexGuard};
+use crate::sync::blocking::block_on;
+use crate::sync::budget::poll_proceed;
 use crate::sync::mpsc::waiters::WaitList;
-use crate::sync::mpsc::{block_on, poll_proceed};
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;

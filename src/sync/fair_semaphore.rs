@@ -434,9 +434,8 @@ impl Future for Acquire<'_> {
         // The budget is checked once the permits are taken, as tokio does:
         // a task out of budget still takes its place in the queue (and
         // keeps the lock's FIFO order), and yields holding the permits.
-        #[cfg(feature = "rt")]
         if result.is_ok() {
-            match crate::task::coop::poll_proceed(cx) {
+            match crate::sync::budget::poll_proceed(cx) {
                 Poll::Ready(coop) => coop.made_progress(),
                 Poll::Pending => {
                     this.state = AcquireState::Granted;

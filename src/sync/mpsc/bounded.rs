@@ -1,8 +1,8 @@
 //! The bounded channel: senders wait for capacity (back-pressure).
-use super::block_on::block_on;
 use super::chan::{Chan, TryAcquireError, TryRecvError as ChanTryRecvError, MAX_PERMITS};
 use super::error::{SendError, TryRecvError, TrySendError};
 use crate::loom::sync::Arc;
+use crate::sync::blocking::block_on;
 use std::fmt;
 use std::future::poll_fn;
 use std::task::{Context, Poll};

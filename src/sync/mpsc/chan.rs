@@ -38,10 +38,10 @@
 //! therefore reports the end of the stream (`None`) once the queue is
 //! empty and either every sender is gone or, after a close, every permit
 //! has come back.
-use super::coop;
 use super::waiters::WaitList;
 use crate::loom::sync::atomic::{AtomicUsize, Ordering};
 use crate::loom::sync::{Arc, Mutex, MutexGuard};
+use crate::sync::budget as coop;
 use std::collections::VecDeque;
 use std::fmt;
 use std::mem;

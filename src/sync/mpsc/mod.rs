@@ -25,17 +25,12 @@
 //! against the receiver going to sleep, the last sender's drop against
 //! `recv`, a receive freeing capacity for a waiting sender) are loom models
 //! in `loom_tests.rs`.
-mod block_on;
 mod bounded;
 mod chan;
-mod coop;
 mod unbounded;
 pub(crate) mod waiters;
 
 pub mod error;
-
-pub(crate) use block_on::block_on;
-pub(crate) use coop::poll_proceed;
 
 pub use bounded::{channel, OwnedPermit, Permit, PermitIterator, Receiver, Sender, WeakSender};
 pub use unbounded::{unbounded_channel, UnboundedReceiver, UnboundedSender, WeakUnboundedSender};

@@ -1,8 +1,8 @@
 //! The unbounded channel: sending never waits.
-use super::block_on::block_on;
 use super::chan::{Chan, TryRecvError as ChanTryRecvError};
 use super::error::{SendError, TryRecvError};
 use crate::loom::sync::Arc;
+use crate::sync::blocking::block_on;
 use std::fmt;
 use std::future::poll_fn;
 use std::task::{Context, Poll};
