@@ -104,7 +104,11 @@ fn poll_mask(interest: Interest) -> u32 {
 /// for.
 fn poll_entry(fd: RawFd, mask: u32, token: u64) -> io_uring::squeue::Entry {
     let pri = libc::EPOLLPRI as u32;
-    let armed = if mask & pri != 0 { mask | libc::EPOLLIN as u32 } else { mask };
+    let armed = if mask & pri != 0 {
+        mask | libc::EPOLLIN as u32
+    } else {
+        mask
+    };
     opcode::PollAdd::new(types::Fd(fd), armed)
         .multi(true)
         .build()
