@@ -1,97 +1,176 @@
 //! Model of the legacy driver's handshake (`runtime/driver/legacy/poll_gate.rs`):
 //! an event that arrives while a worker goes to sleep is reaped either by
-//! the worker's last non-blocking reap or by its poll thread, which the
-//! worker's announcement releases into `epoll_wait`. The kernel's ready
-//! list is a mutex-protected count with a condvar for blocking waits (the
-//! kernel serialises it with a lock too); a stranded event shows up as the
-//! worker blocking forever, which loom reports as a deadlock.
-use super::model;
+//! the worker's last non-blocking reap or by its poll thread, woken by the
+//! one-shot watch the worker arms before it blocks. The poll thread runs
+//! `PollGate::next_turn` and `PollGate::delivered`, the worker
+//! `PollGate::worker_parking`, as in production.
+//!
+//! The kernel is a fake [`Watch`] with the semantics the real one relies
+//! on (epoll(7), `EPOLLONESHOT`): the worker's epoll is a count of ready
+//! events; the poll thread's wait returns `Fired` when the watch is armed
+//! and an event is ready, and disarms it; arming while an event is ready
+//! fires at once. Timeouts are not modelled (a wait with a timeout waits
+//! like one without): they only serve the stuck-worker rescue. A stranded
+//! event shows up as the worker blocking forever, which loom reports as a
+//! deadlock.
+use super::model_with_preemptions;
+use crate::loom::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use crate::loom::sync::{Condvar, Mutex};
 use crate::loom::thread;
-use crate::runtime::driver::legacy::poll_gate::{PollGate, Turn};
+use crate::runtime::driver::legacy::poll_gate::{PollGate, Turn, Watch, Watching, Woken};
 use crate::runtime::driver::Parker;
+use std::io;
 use std::sync::Arc;
 use std::time::Duration;
 
-struct FakeEpoll {
-    state: Mutex<(usize, bool)>,
-    condvar: Condvar,
+#[derive(Default)]
+struct Kernel {
+    ready: usize,
+    armed: bool,
+    stopped: bool,
 }
 
-impl FakeEpoll {
-    fn new() -> FakeEpoll {
-        FakeEpoll {
-            state: Mutex::new((0, false)),
-            condvar: Condvar::new(),
-        }
+#[derive(Clone)]
+struct FakeWatch(Arc<(Mutex<Kernel>, Condvar)>);
+
+impl FakeWatch {
+    fn new() -> FakeWatch {
+        FakeWatch(Arc::new((Mutex::new(Kernel::default()), Condvar::new())))
     }
 
-    /// The kernel queues an event and wakes blocked waiters.
+    /// A socket becomes ready: an event in the worker's epoll.
     fn push(&self) {
-        self.state.lock().unwrap().0 += 1;
-        self.condvar.notify_all();
+        self.0 .0.lock().unwrap().ready += 1;
+        self.0 .1.notify_all();
     }
 
-    /// `epoll_wait` with a zero timeout: takes every ready event.
+    /// `epoll_wait` on the worker's epoll with a zero timeout.
     fn reap(&self) -> usize {
-        std::mem::take(&mut self.state.lock().unwrap().0)
+        std::mem::take(&mut self.0 .0.lock().unwrap().ready)
     }
 
-    /// `epoll_wait` with no timeout; the stop flag stands for the stop
-    /// eventfd.
-    fn wait(&self) -> usize {
-        let mut state = self.state.lock().unwrap();
-        while state.0 == 0 && !state.1 {
-            state = self.condvar.wait(state).unwrap();
-        }
-        std::mem::take(&mut state.0)
-    }
-
+    /// The stop eventfd.
     fn stop(&self) {
-        self.state.lock().unwrap().1 = true;
-        self.condvar.notify_all();
+        self.0 .0.lock().unwrap().stopped = true;
+        self.0 .1.notify_all();
     }
+}
+
+impl Watch for FakeWatch {
+    fn arm(&self) -> io::Result<()> {
+        self.0 .0.lock().unwrap().armed = true;
+        self.0 .1.notify_all();
+        Ok(())
+    }
+
+    fn wait(&self, _timeout: Option<Duration>) -> io::Result<Woken> {
+        let mut kernel = self.0 .0.lock().unwrap();
+        loop {
+            if kernel.stopped {
+                return Ok(Woken::Stopped);
+            }
+            if kernel.armed && kernel.ready > 0 {
+                kernel.armed = false;
+                return Ok(Woken::Fired);
+            }
+            kernel = self.0 .1.wait(kernel).unwrap();
+        }
+    }
+}
+
+/// A worker going to sleep while events arrive: one, then
+/// `events_after_wake` more after it woke and went to sleep again. With
+/// `other_worker`, another worker reaps the sleeping worker's epoll once,
+/// as `driver::Handle::maintain` reaps sleeping workers' reactors,
+/// possibly between the watch firing and the poll thread's reap; the
+/// tasks it wakes run on that other worker, which wakes nobody.
+///
+/// Last comes a final event, once the other worker is done: only the
+/// worker or its poll thread can take it, so the worker ends only if its
+/// epoll is still watched or reaped.
+///
+/// Three preemptions: the stolen-events race (fire, steal, empty reap,
+/// then a new event) needs three to show.
+fn sleep_through(events_after_wake: usize, other_worker: bool) {
+    model_with_preemptions(3, move || {
+        let watch = FakeWatch::new();
+        let gate = Arc::new(PollGate::new(watch.clone()).unwrap());
+        let mut parker = Parker::new();
+        let unparker = parker.unparker();
+        // Events taken by any reap (the tasks they woke ran somewhere).
+        let handled = Arc::new(AtomicUsize::new(0));
+        let total = 1 + events_after_wake + 1;
+        // The worker starts awake (a thread attached it).
+        gate.worker_awake();
+
+        let poll_thread = {
+            let (gate, watch, handled) = (gate.clone(), watch.clone(), handled.clone());
+            thread::spawn(move || {
+                let mut watching = Watching::default();
+                loop {
+                    match gate.next_turn(Duration::from_secs(3600), &mut watching) {
+                        Turn::Stop => return,
+                        Turn::ReapForStuck => unreachable!("timeouts are not modelled"),
+                        Turn::ReapForSleeper => {
+                            let n = watch.reap();
+                            handled.fetch_add(n, SeqCst);
+                            gate.delivered(n, || unparker.unpark());
+                        }
+                    }
+                }
+            })
+        };
+        // The worker sleeps until every event was handled: last reap, arm,
+        // block, as `driver::Handle::park` does.
+        let worker = {
+            let (gate, watch, handled) = (gate.clone(), watch.clone(), handled.clone());
+            thread::spawn(move || {
+                while handled.load(SeqCst) < total {
+                    let n = watch.reap();
+                    handled.fetch_add(n, SeqCst);
+                    if n == 0 && handled.load(SeqCst) < total {
+                        gate.worker_parking().unwrap();
+                        parker.park(None);
+                        gate.worker_awake();
+                    }
+                }
+            })
+        };
+        let other = other_worker.then(|| {
+            let (gate, watch, handled) = (gate.clone(), watch.clone(), handled.clone());
+            thread::spawn(move || {
+                if gate.is_worker_parked() {
+                    handled.fetch_add(watch.reap(), SeqCst);
+                }
+            })
+        });
+
+        // The kernel.
+        for _ in 0..1 + events_after_wake {
+            watch.push();
+        }
+        if let Some(other) = other {
+            other.join().unwrap();
+        }
+        watch.push();
+
+        worker.join().unwrap();
+        watch.stop();
+        poll_thread.join().unwrap();
+    });
 }
 
 #[test]
 fn loom_event_reaches_a_worker_going_to_sleep() {
-    model(|| {
-        let gate = Arc::new(PollGate::new());
-        let epoll = Arc::new(FakeEpoll::new());
-        let mut parker = Parker::new();
-        let unparker = parker.unparker();
-        // The worker starts awake, so the poll thread sleeps on the gate.
-        gate.worker_awake();
+    sleep_through(0, false);
+}
 
-        let poll_thread = {
-            let (gate, epoll) = (gate.clone(), epoll.clone());
-            thread::spawn(move || loop {
-                let events = match gate.wait_for_parked_worker(Duration::from_secs(3600)) {
-                    Turn::Stop => return,
-                    Turn::WaitForEvents => epoll.wait(),
-                    Turn::ReapForStuckWorker => epoll.reap(),
-                };
-                if events > 0 {
-                    // Dispatch: the woken task reaches the worker.
-                    unparker.unpark();
-                }
-            })
-        };
-        let kernel = {
-            let epoll = epoll.clone();
-            thread::spawn(move || epoll.push())
-        };
+#[test]
+fn loom_events_reach_a_worker_that_sleeps_again() {
+    sleep_through(1, false);
+}
 
-        // The worker runs out of work and goes to sleep.
-        gate.worker_parking();
-        if epoll.reap() == 0 {
-            parker.park(None);
-        }
-        gate.worker_awake();
-
-        kernel.join().unwrap();
-        gate.stop();
-        epoll.stop();
-        poll_thread.join().unwrap();
-    });
+#[test]
+fn loom_events_reach_a_sleeper_whose_epoll_another_worker_reaped() {
+    sleep_through(1, true);
 }

@@ -1,8 +1,9 @@
 //! loom models of tokiwa's concurrency cores.
 //!
 //! Run with `RUSTFLAGS="--cfg tokiwa_loom" cargo test --lib --release loom_`
-//! (`.ci/run` does, with `LOOM_MAX_PREEMPTIONS=2`). Each model is small:
-//! two or three threads, queues of capacity 4 (`deque.rs` swaps
+//! (`.ci/run` does). The bound is two preemptions (three for the legacy
+//! driver's handshake, `driver.rs`). Each model is small: two to four
+//! threads, queues of capacity 4 (`deque.rs` swaps
 //! crossbeam's deques for mutex-protected ones under loom, so the logic
 //! built on them is what gets checked).
 //!
@@ -16,8 +17,9 @@
 //!   while parking hands the search on (two tasks, two workers that each
 //!   block in the first task they run).
 //! * `driver.rs`: the legacy driver's handshake: an event that arrives
-//!   while a worker goes to sleep is reaped by the worker or by its poll
-//!   thread, never left by both.
+//!   while a worker goes to sleep (once, or again after it woke) is reaped
+//!   by the worker or by its poll thread through the one-shot watch, never
+//!   left by both.
 //! * `ring_wake.rs`: the io_uring driver's eventfd handshake against a
 //!   condvar fake of the ring: a task pushed while the only worker sleeps
 //!   in its ring always runs, also when the kernel ends the multishot wake
@@ -37,9 +39,15 @@ use std::sync::Arc;
 
 /// Runs a model under loom with the environment's preemption bound.
 pub(super) fn model(f: impl Fn() + Sync + Send + 'static) {
+    model_with_preemptions(2, f);
+}
+
+/// [`model`] with a default bound of `bound` preemptions, for a race that
+/// needs more than two to show (`LOOM_MAX_PREEMPTIONS` still overrides).
+pub(super) fn model_with_preemptions(bound: usize, f: impl Fn() + Sync + Send + 'static) {
     let mut builder = loom::model::Builder::new();
     if builder.preemption_bound.is_none() {
-        builder.preemption_bound = Some(2);
+        builder.preemption_bound = Some(bound);
     }
     builder.check(f);
 }

@@ -9,7 +9,9 @@
 //!   nested `block_on` panic as in tokio;
 //! * the *scheduler context* of a worker while it runs tasks, through which
 //!   a wake on the worker's own thread goes to its local queue;
-//! * the id of the task being polled and its cooperative budget.
+//! * the id of the task being polled and its cooperative budget;
+//! * on a legacy poll thread, the reactor it is delivering for
+//!   ([`delivering`]).
 use super::scheduler;
 use crate::task::coop::Budget;
 use crate::task::Id;
@@ -43,6 +45,9 @@ struct Fast {
     entered: Cell<EnterRuntime>,
     task_id: Cell<Option<Id>>,
     budget: Cell<Budget>,
+    /// The reactor whose poll thread this is, while it wakes the tasks it
+    /// reaped for its sleeping worker (null otherwise).
+    delivering_for: Cell<*const ()>,
 }
 
 /// Whether the thread drives a runtime.
@@ -65,6 +70,7 @@ thread_local! {
             entered: Cell::new(EnterRuntime::NotEntered),
             task_id: Cell::new(None),
             budget: Cell::new(Budget::unconstrained()),
+            delivering_for: Cell::new(ptr::null()),
         }
     };
 }
@@ -309,4 +315,27 @@ pub(crate) fn set_budget(budget: Budget) {
 
 pub(crate) fn replace_budget(budget: Budget) -> Option<Budget> {
     FAST.try_with(|ctx| ctx.budget.replace(budget)).ok()
+}
+
+/// Runs `wake` (a legacy poll thread waking the tasks it reaped for its
+/// sleeping worker) marked as delivering for `reactor`, so the scheduler
+/// queues those tasks for that worker without waking anyone
+/// (`driver::Handle::delivering_to`); the poll thread then unparks its
+/// worker itself.
+pub(crate) fn delivering<R>(reactor: *const (), wake: impl FnOnce() -> R) -> R {
+    struct Reset(*const ());
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            let _ = FAST.try_with(|fast| fast.delivering_for.set(self.0));
+        }
+    }
+    let previous = FAST.with(|fast| fast.delivering_for.replace(reactor));
+    let _reset = Reset(previous);
+    wake()
+}
+
+/// The reactor this thread is delivering for (null: none).
+pub(crate) fn delivering_for() -> *const () {
+    FAST.try_with(|fast| fast.delivering_for.get())
+        .unwrap_or(ptr::null())
 }

@@ -25,7 +25,7 @@
 //!    thread delivers the events of a worker nobody drives);
 //! 3. [`Handle::maintain`]: a non-blocking reap of the worker's events and
 //!    timers;
-//! 4. [`Handle::park`]: the whole wait (announce, last reap, re-check,
+//! 4. [`Handle::park`]: the whole wait (last reap, re-check, announce and
 //!    block, withdraw, timers; see `park.rs`);
 //! 5. [`Handle::register`]: where an I/O resource's readiness is delivered.
 //!
@@ -165,6 +165,13 @@ impl Handle {
         };
         #[cfg(not(feature = "uring"))]
         let rings: Option<std::convert::Infallible> = None;
+        // Legacy mode's parkers come first: each poll thread unparks its
+        // worker itself when it delivers (`legacy/poll_gate.rs`).
+        let legacy_parkers: Vec<Parker> = if rings.is_none() {
+            (0..workers).map(|_| Parker::new()).collect()
+        } else {
+            Vec::new()
+        };
         let mode = match rings {
             #[cfg(feature = "uring")]
             Some(rings) => Mode::Uring {
@@ -179,8 +186,10 @@ impl Handle {
                     // "poll-<worker>-" first: Linux keeps 15 bytes of a
                     // thread name, and this way `top` still tells the poll
                     // threads apart.
-                    let reactors = (0..workers)
-                        .map(|i| Reactor::new(format!("poll-{i}-{thread_name}")))
+                    let reactors = (legacy_parkers.iter().enumerate())
+                        .map(|(i, parker)| {
+                            Reactor::new(format!("poll-{i}-{thread_name}"), parker.unparker())
+                        })
                         .collect::<io::Result<Vec<_>>>()?;
                     Some(reactors.into())
                 } else {
@@ -191,7 +200,7 @@ impl Handle {
         let parkers: Vec<Parker> = match &mode {
             #[cfg(feature = "uring")]
             Mode::Uring { rings, .. } => rings.iter().map(|r| Parker::Uring(r.parker())).collect(),
-            Mode::Legacy { .. } => (0..workers).map(|_| Parker::new()).collect(),
+            Mode::Legacy { .. } => legacy_parkers,
         };
         let unparkers: Vec<Unparker> = parkers.iter().map(Parker::unparker).collect();
         let _ = (
@@ -315,15 +324,17 @@ impl Handle {
             ring.attach()?;
         }
         // A thread reaps the worker's events now, not its poll thread.
-        self.set_parked(index, false);
-        Ok(())
+        self.set_parked(index, false)
     }
 
     /// No thread drives worker `index` any more (a current-thread
     /// runtime's core was put back): its poll thread delivers its events
     /// until a thread attaches again.
     pub(crate) fn detach(&self, index: usize) {
-        self.set_parked(index, true);
+        // If the poll thread's watch cannot be armed, the events wait in
+        // the epoll: nothing runs this worker's tasks until a thread
+        // attaches again anyway, and the first thing it does is reap.
+        let _ = self.set_parked(index, true);
     }
 
     /// The calling thread is about to let go of worker `index` (its core
@@ -380,14 +391,34 @@ impl Handle {
 
     /// Tells worker `index`'s poll thread whether the worker is parked
     /// (it then reaps the worker's events) or awake (it leaves them to the
-    /// worker's own reaps). Set to `true` *before* the worker's last
-    /// non-blocking reap (see `legacy/reactor.rs` and `park.rs`).
-    fn set_parked(&self, index: usize, parked: bool) {
+    /// worker's own reaps). Set to `true` *after* the worker's last
+    /// non-blocking reap, right before it blocks (see `legacy/poll_gate.rs`
+    /// and `park.rs`). An error: the poll thread was not told, so the
+    /// worker must not sleep long.
+    fn set_parked(&self, index: usize, parked: bool) -> io::Result<()> {
         #[cfg(tokiwa_io_driver)]
         if let Some(reactor) = self.reactors().get(index) {
-            reactor.set_worker_parked(parked);
+            return reactor.set_worker_parked(parked);
         }
         let _ = (index, parked);
+        Ok(())
+    }
+
+    /// The worker whose tasks this thread is delivering, if it is the poll
+    /// thread of one of this runtime's reactors and is waking what it
+    /// reaped for that sleeping worker. The scheduler then queues the
+    /// tasks for that worker without notifying anyone: the poll thread
+    /// unparks the worker itself (`legacy/poll_gate.rs`).
+    pub(crate) fn delivering_to(&self) -> Option<usize> {
+        #[cfg(tokiwa_io_driver)]
+        {
+            let reactor = crate::runtime::context::delivering_for();
+            if !reactor.is_null() {
+                return (self.reactors().iter())
+                    .position(|r| std::ptr::eq(std::sync::Arc::as_ptr(r).cast(), reactor));
+            }
+        }
+        None
     }
 
     /// Whether an io_uring operation (a file read, an open, ...) is in

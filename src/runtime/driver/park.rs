@@ -3,24 +3,27 @@
 //! A worker that found nothing to run hands its wait to the driver, which
 //! runs the whole sequence in one place, in this order:
 //!
-//! 1. **Announce** (legacy mode): the worker's poll thread is told that the
-//!    worker is about to sleep, so events that arrive from now on are the
-//!    poll thread's to deliver (`legacy/poll_gate.rs`).
-//! 2. **Last reap**: the worker's own events and expired timers, reaped
+//! 1. **Last reap**: the worker's own events and expired timers, reaped
 //!    without blocking, and the reactors of workers that are asleep
 //!    (readiness the kernel already has runs here, with no thread hop).
 //!    The scheduler lends its core for this ([`ParkSite::with_core`]), so
 //!    what the reap wakes lands on the worker's own queue.
-//! 3. **Re-check** ([`ParkSite::has_local_work`]): work the reap made is
+//! 2. **Re-check** ([`ParkSite::has_local_work`]): work the reap made is
 //!    run at once, without sleeping.
-//! 4. **Block** ([`ParkSite::sleep`]): the scheduler's idle protocol
+//! 3. **Sleep** ([`ParkSite::sleep`]): the scheduler's idle protocol
 //!    (announce to the idle list, re-check the shared queues) calls the
-//!    driver's blocking step, which sleeps on the worker's parker (a
-//!    condition variable, or `io_uring_enter` on its ring) until unparked
-//!    or until the worker's next timer is due.
+//!    driver's blocking step, unless it finds work first.
+//! 4. **Announce and block**: in legacy mode the worker arms its poll
+//!    thread's watch, so events from now on are the poll thread's to
+//!    deliver (`legacy/poll_gate.rs`); the worker then sleeps on its
+//!    parker (a condition variable, or `io_uring_enter` on its ring) until
+//!    unparked or until its next timer is due. Announcing only here, and
+//!    not when the worker first runs out of work, costs nothing to a
+//!    worker that finds work on the way: one syscall that wakes nobody,
+//!    paid only by a worker that really sleeps.
 //! 5. **Withdraw**: the poll thread leaves the worker's events to it
-//!    again. This happens on every way out of the sequence, a panic
-//!    included (a guard's drop).
+//!    again. This happens on every way out of the block, a panic included
+//!    (a guard's drop).
 //! 6. **Timers**: the timers that came due during the sleep fire, with the
 //!    core lent again.
 //!
@@ -37,11 +40,11 @@ pub(crate) trait ParkSite {
     /// the tasks `f` wakes go to the worker's own queue.
     fn with_core(&mut self, f: impl FnOnce());
 
-    /// Whether the worker has work of its own now (step 3). A worker that
+    /// Whether the worker has work of its own now (step 2). A worker that
     /// has runs it instead of sleeping.
     fn has_local_work(&mut self) -> bool;
 
-    /// Sleeps through the scheduler's idle protocol (step 4). `block` is
+    /// Sleeps through the scheduler's idle protocol (step 3). `block` is
     /// the driver's blocking step; the protocol calls it unless it finds
     /// work first.
     fn sleep(&mut self, block: impl FnOnce());
@@ -61,6 +64,11 @@ pub(crate) enum Reach {
     AlsoSleeping,
 }
 
+/// How long a worker sleeps at most when its poll thread could not be
+/// told (its watch failed to arm, which only a kernel bug could cause): it
+/// then reaps its own events this often.
+const UNWATCHED_SLEEP: std::time::Duration = std::time::Duration::from_millis(1);
+
 /// Withdraws a worker's announcement (step 5) when dropped.
 struct Announced<'a> {
     driver: &'a Handle,
@@ -69,7 +77,8 @@ struct Announced<'a> {
 
 impl Drop for Announced<'_> {
     fn drop(&mut self) {
-        self.driver.set_parked(self.index, false);
+        // Withdrawing is a flag store: it cannot fail.
+        let _ = self.driver.set_parked(self.index, false);
     }
 }
 
@@ -79,34 +88,41 @@ impl Handle {
     /// sequence). Spurious returns are allowed: the caller looks for work
     /// again after every return.
     pub(crate) fn park(&self, index: usize, parker: &mut Parker, site: &mut impl ParkSite) {
-        self.set_parked(index, true);
-        let announced = Announced {
-            driver: self,
-            index,
-        };
         site.with_core(|| {
             self.maintain(index, Reach::AlsoSleeping);
         });
         if site.has_local_work() {
             return;
         }
-        site.sleep(|| self.block(index, parker));
-        drop(announced);
+        site.sleep(|| {
+            let watched = self.set_parked(index, true).is_ok();
+            let _announced = Announced {
+                driver: self,
+                index,
+            };
+            self.block(index, parker, watched);
+        });
         site.with_core(|| {
             self.process_timers(index);
         });
     }
 
     /// The blocking step of worker `index`: sleeps on `parker` until
-    /// unparked or until the worker's next timer is due.
-    fn block(&self, index: usize, parker: &mut Parker) {
+    /// unparked or until the worker's next timer is due (and, when its
+    /// events are not `watched` by a poll thread, `UNWATCHED_SLEEP`).
+    fn block(&self, index: usize, parker: &mut Parker, watched: bool) {
+        let cap = |timeout: Option<std::time::Duration>| match (watched, timeout) {
+            (true, timeout) => timeout,
+            (false, Some(t)) => Some(t.min(UNWATCHED_SLEEP)),
+            (false, None) => Some(UNWATCHED_SLEEP),
+        };
         #[cfg(feature = "time")]
         if let Some(time) = self.time_opt() {
-            time.park(index, |timeout| parker.park(timeout));
+            time.park(index, |timeout| parker.park(cap(timeout)));
             return;
         }
         let _ = index;
-        parker.park(None);
+        parker.park(cap(None));
     }
 
     /// A busy worker's look at its drivers, without blocking: reaps what

@@ -6,11 +6,14 @@
 //!   ([`Reactor`], one per worker);
 //! * `poll_gate.rs`: the handshake deciding whether the worker or its poll
 //!   thread reaps the worker's epoll;
+//! * `watch.rs`: the poll thread's own epoll, watching the worker's one
+//!   event at a time;
 //! * `placement.rs`: which worker's reactor polls a resource (for one made
 //!   off the workers: its first waiter's).
 mod placement;
 pub(crate) mod poll_gate;
 mod reactor;
+mod watch;
 
 pub(crate) use placement::Placement;
 pub(crate) use reactor::Reactor;

@@ -8,13 +8,14 @@
 //! * **worker awake**: the worker reaps it itself without blocking, before
 //!   it parks and every `event_interval` ticks while busy
 //!   (`Reactor::reap`), so the tasks it wakes go to its own queue with no
-//!   thread hop; the poll thread sleeps on the gate meanwhile (it would
-//!   otherwise be woken by the kernel for every event);
-//! * **worker parked**: the poll thread blocks in `epoll_wait`, sets the
-//!   resources' readiness and wakes their tasks; a woken task is scheduled
-//!   through the injection queue, which unparks an idle worker through its
-//!   condition variable (`runtime/park/condvar.rs`). The poll thread is the
-//!   only thread that ever *waits* on the epoll.
+//!   thread hop; the poll thread hears nothing of these events;
+//! * **worker parked**: its last act before blocking arms the poll
+//!   thread's one-shot watch on the epoll; the poll thread, woken by the
+//!   next event, reaps the epoll, sets the resources' readiness and wakes
+//!   their tasks; a woken task is scheduled through the injection queue,
+//!   which unparks an idle worker through its condition variable
+//!   (`runtime/park/condvar.rs`). Only the poll thread ever *blocks* on
+//!   the worker's events.
 //!
 //! Measured with a 64 B ping-pong over a socket pair (2 cores): when only
 //! the poll thread reaped, every message crossed two thread wakeups (p50
@@ -35,9 +36,11 @@
 //! **Edge-triggered.** Every registration uses `EPOLLET`: the kernel
 //! reports each transition once, and readiness is cleared only when an
 //! operation returns `WouldBlock` (see `scheduled_io.rs`).
-use super::poll_gate::{PollGate, Turn};
+use super::poll_gate::{PollGate, Turn, Watching};
+use super::watch::EpollWatch;
 use crate::io::{Interest, Ready};
 use crate::runtime::driver::scheduled_io::{shutdown_error, ScheduledIo};
+use crate::runtime::driver::Unparker;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 // The driver is not loom-modelled (there is no epoll under loom): its
@@ -45,8 +48,6 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::{Arc, Mutex};
 use std::task::Waker;
 
-/// The token of the eventfd that stops the poll thread.
-const STOP_TOKEN: u64 = u64::MAX;
 /// How long an awake worker may go without reaping before its poll thread
 /// reaps for it. The poll thread checks this often while its worker is
 /// awake, so it is a trade: at 1 ms the checks alone were ~2,000 context
@@ -57,14 +58,16 @@ const STUCK_WORKER: std::time::Duration = std::time::Duration::from_millis(10);
 const EVENTS_PER_WAIT: usize = 1024;
 
 pub(crate) struct Reactor {
-    /// The worker's resources and the stop eventfd.
+    /// The worker's resources.
     epfd: OwnedFd,
     /// Whether the owning worker or the poll thread reaps `epfd`.
-    gate: PollGate,
-    /// Written at shutdown to wake the poll thread.
+    gate: PollGate<EpollWatch>,
+    /// Written at shutdown to stop the poll thread.
     stop_fd: OwnedFd,
     registry: Mutex<Registry>,
     poll_thread: Mutex<Option<std::thread::JoinHandle<()>>>,
+    /// Wakes the owning worker after the poll thread delivered to it.
+    worker: Unparker,
     /// The buffers of the non-blocking reaps (`try_lock`: a reap that
     /// finds them taken skips; the events stay in the epoll for the next
     /// reap or the poll thread). Kept across reaps so a reap allocates
@@ -94,21 +97,14 @@ impl Events {
     }
 }
 
-fn epoll_create() -> io::Result<OwnedFd> {
+pub(super) fn epoll_create() -> io::Result<OwnedFd> {
     // SAFETY: a plain syscall; the returned descriptor is checked and then
     // owned by exactly one `OwnedFd`.
     Ok(unsafe { OwnedFd::from_raw_fd(cvt(libc::epoll_create1(libc::EPOLL_CLOEXEC))?) })
 }
 
-fn epoll_add(epoll: &OwnedFd, fd: RawFd, events: u32, token: u64) -> io::Result<()> {
-    let mut event = libc::epoll_event { events, u64: token };
-    // SAFETY: both descriptors are open; `event` outlives the call.
-    cvt(unsafe { libc::epoll_ctl(epoll.as_raw_fd(), libc::EPOLL_CTL_ADD, fd, &mut event) })?;
-    Ok(())
-}
-
 /// `epoll_wait` into `events`; returns how many were filled.
-fn wait(
+pub(super) fn wait(
     epoll: &OwnedFd,
     events: &mut [libc::epoll_event],
     timeout_ms: libc::c_int,
@@ -135,8 +131,9 @@ fn cvt(ret: libc::c_int) -> io::Result<libc::c_int> {
 }
 
 impl Reactor {
-    /// Creates the epoll instance and starts its poll thread, named `name`.
-    pub(crate) fn new(name: String) -> io::Result<Arc<Reactor>> {
+    /// Creates the epoll instance and starts its poll thread, named `name`,
+    /// which unparks `worker` when it delivers to it.
+    pub(crate) fn new(name: String, worker: Unparker) -> io::Result<Arc<Reactor>> {
         let epfd = epoll_create()?;
         // SAFETY: a plain syscall; the returned descriptor is checked and
         // then owned by exactly one `OwnedFd`.
@@ -146,10 +143,10 @@ impl Reactor {
                 libc::EFD_CLOEXEC | libc::EFD_NONBLOCK,
             ))?)
         };
-        epoll_add(&epfd, stop_fd.as_raw_fd(), libc::EPOLLIN as u32, STOP_TOKEN)?;
+        let gate = PollGate::new(EpollWatch::new(&epfd, &stop_fd)?)?;
         let reactor = Arc::new(Reactor {
             epfd,
-            gate: PollGate::new(),
+            gate,
             stop_fd,
             registry: Mutex::new(Registry {
                 slots: slab::Slab::new(),
@@ -157,6 +154,7 @@ impl Reactor {
                 is_shutdown: false,
             }),
             poll_thread: Mutex::new(None),
+            worker,
             reap_buffer: Mutex::new((Events::new(), Vec::new())),
         });
         let poller = reactor.clone();
@@ -172,13 +170,15 @@ impl Reactor {
         self.gate.is_worker_parked()
     }
 
-    /// The owning worker is about to park (`true`, before its last reap)
-    /// or awake again (`false`).
-    pub(crate) fn set_worker_parked(&self, parked: bool) {
+    /// The owning worker is about to block (`true`, after its last reap)
+    /// or awake again (`false`). An error when parking means the poll
+    /// thread was not told: the worker must not sleep long.
+    pub(crate) fn set_worker_parked(&self, parked: bool) -> io::Result<()> {
         if parked {
-            self.gate.worker_parking();
+            self.gate.worker_parking()
         } else {
             self.gate.worker_awake();
+            Ok(())
         }
     }
 
@@ -247,29 +247,42 @@ impl Reactor {
         }
     }
 
-    /// The poll thread: while the worker is parked, wait on the epoll and
-    /// dispatch; while it is awake, sleep on the gate (reaping only for a
-    /// stuck worker). Repeat until stopped.
+    /// The poll thread: reaps and dispatches on each turn the gate gives
+    /// it (the worker's epoll had events while the worker slept, or the
+    /// worker is stuck), until stopped.
     fn poll_loop(&self) {
         let mut events = Events::new();
         let mut wakers = Vec::new();
+        let mut watching = Watching::default();
         loop {
-            let timeout = match self.gate.wait_for_parked_worker(STUCK_WORKER) {
-                Turn::Stop => return,
-                Turn::WaitForEvents => -1,
-                Turn::ReapForStuckWorker => 0,
-            };
-            let n = match wait(&self.epfd, &mut events.0, timeout) {
-                Ok(n) => n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                // Only programming errors (bad descriptor or buffer) can
-                // land here: a silent exit would strand every waiter.
-                Err(e) => panic!("tokiwa poll thread: epoll_wait failed: {e}"),
+            let turn = self.gate.next_turn(STUCK_WORKER, &mut watching);
+            if turn == Turn::Stop {
+                return;
+            }
+            let n = loop {
+                match wait(&self.epfd, &mut events.0, 0) {
+                    Ok(n) => break n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    // Only programming errors (bad descriptor or buffer)
+                    // can land here: a silent exit would strand every
+                    // waiter.
+                    Err(e) => panic!("tokiwa poll thread: epoll_wait failed: {e}"),
+                }
             };
             self.dispatch(&events.0[..n], &mut wakers);
-            for waker in wakers.drain(..) {
-                waker.wake();
+            if turn == Turn::ReapForStuck {
+                for waker in wakers.drain(..) {
+                    waker.wake();
+                }
+                continue;
             }
+            let me: *const Reactor = self;
+            crate::runtime::context::delivering(me.cast(), || {
+                for waker in wakers.drain(..) {
+                    waker.wake();
+                }
+            });
+            self.gate.delivered(n, || self.worker.unpark());
         }
     }
 
@@ -299,9 +312,6 @@ impl Reactor {
         let registry = self.registry.lock().unwrap();
         for event in events {
             let token = event.u64;
-            if token == STOP_TOKEN {
-                continue;
-            }
             let index = (token & 0xffff_ffff) as usize;
             let Some(slot) = registry.slots.get(index) else {
                 continue;
@@ -318,8 +328,8 @@ impl Reactor {
     /// Runtime shutdown: stops the poll thread and fails every registered
     /// resource's waiters with the shutdown error.
     pub(crate) fn shutdown(&self) {
-        // Release the poll thread from the gate, or from `epoll_wait`.
-        self.gate.stop();
+        // The stop eventfd is level-triggered in the poll thread's epoll:
+        // every wait from now on returns at once.
         let one: u64 = 1;
         // SAFETY: `stop_fd` is an open eventfd and `one` is 8 readable
         // bytes. `EAGAIN` (counter saturated) means it is readable already,

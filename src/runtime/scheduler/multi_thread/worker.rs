@@ -638,9 +638,19 @@ impl Handle {
             }
             _ => Some(task),
         });
-        if let Some(task) = task {
-            self.shared.inject.push_remote(task);
-            self.shared.notify_parked();
+        let Some(task) = task else { return };
+        match self.driver.delivering_to() {
+            // A poll thread delivering to its sleeping worker, which it
+            // unparks itself afterwards: no notify (it would wake whichever
+            // worker parked last, and then the owner too).
+            Some(worker) => {
+                let shard = self.shared.inject.shard_of(worker);
+                self.shared.inject.push(task, shard);
+            }
+            None => {
+                self.shared.inject.push_remote(task);
+                self.shared.notify_parked();
+            }
         }
     }
 }
