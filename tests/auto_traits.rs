@@ -73,3 +73,41 @@ fn unix_pipe() {
     assert_traits!(Sender: Send & Sync & Unpin);
     assert_traits!(Receiver: Send & Sync & Unpin);
 }
+
+/// `File` and the futures of `fs` are `Send + Sync` in every build, the
+/// io_uring one included, where `File` may hold a boxed ring operation
+/// (tokio's `async_send_sync.rs` asserts all of them).
+#[test]
+fn fs_futures() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::time::SystemTime;
+    use tokiwa::fs::{self, DirBuilder, File, FileTimes, OpenOptions};
+
+    fn send_sync<T: Send + Sync>(_: &T) {}
+
+    assert_traits!(File: Send & Sync & Unpin);
+    assert_traits!(fs::ReadDir: Send & Sync & Unpin);
+    assert_traits!(fs::DirEntry: Send & Sync & Unpin);
+
+    let file = File::from_std(std::fs::File::open("/dev/null").unwrap());
+    send_sync(&file.sync_all());
+    send_sync(&file.sync_data());
+    send_sync(&file.set_len(0));
+    send_sync(&file.metadata());
+    send_sync(&file.try_clone());
+    send_sync(&file.set_permissions(std::fs::Permissions::from_mode(0o644)));
+    send_sync(&file.set_times(FileTimes::new()));
+    send_sync(&file.set_modified(SystemTime::now()));
+    send_sync(&File::open("/dev/null"));
+    send_sync(&File::create("/dev/null"));
+    send_sync(&OpenOptions::new().open("/dev/null"));
+    send_sync(&DirBuilder::new().create("/"));
+    send_sync(&fs::read("/dev/null"));
+    send_sync(&fs::read_to_string("/dev/null"));
+    send_sync(&fs::write("/dev/null", b""));
+    send_sync(&fs::metadata("/"));
+    send_sync(&fs::try_exists("/"));
+    send_sync(&fs::read_dir("/"));
+    send_sync(&fs::copy("/dev/null", "/dev/null"));
+    send_sync(&file.into_std());
+}

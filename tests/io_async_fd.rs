@@ -47,6 +47,31 @@ fn drain(fd: &AsyncFd<UnixStream>) -> io::Result<usize> {
 }
 
 rt_test! {
+    /// Out-of-band TCP data makes a descriptor registered for `PRIORITY`
+    /// ready (`EPOLLPRI`), on both drivers, whether the urgent byte
+    /// arrives before or after the registration.
+    fn priority_readiness_on_out_of_band_data() {
+        rt().block_on(async {
+            for send_first in [false, true] {
+                let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+                let client = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+                client.set_nonblocking(true).unwrap();
+                let (server, _) = listener.accept().unwrap();
+                if send_first {
+                    send_oob(&server, b"hello");
+                }
+                // SAFETY: the `AsyncFd` takes the socket, which owns its descriptor.
+                let client =
+                    unsafe { AsyncFd::register_with_interest(client, Interest::PRIORITY) }.unwrap();
+                if !send_first {
+                    send_oob(&server, b"hello");
+                }
+                let guard = client.ready(Interest::PRIORITY).await.unwrap();
+                assert!(guard.ready().is_priority(), "{:?}", guard.ready());
+            }
+        });
+    }
+
     fn readable_after_peer_writes_and_waits_again_after_clear() {
         rt().block_on(async {
             let (a, mut b) = pair();
@@ -302,4 +327,19 @@ fn readiness_reaches_another_worker_while_the_registering_one_is_stuck() {
         done_tx.send(()).unwrap();
         assert!(served_while_stuck);
     });
+}
+
+/// Sends `data` with `MSG_OOB`: its last byte is TCP urgent data.
+fn send_oob(stream: &std::net::TcpStream, data: &[u8]) {
+    // SAFETY: the descriptor is open (borrowed from `stream`) and `data`
+    // is valid for `data.len()` bytes.
+    let sent = unsafe {
+        libc::send(
+            stream.as_raw_fd(),
+            data.as_ptr().cast(),
+            data.len(),
+            libc::MSG_OOB,
+        )
+    };
+    assert_eq!(sent, data.len() as isize, "{}", io::Error::last_os_error());
 }

@@ -23,6 +23,7 @@
 //! * `async_io.rs`: the `AsyncRead`/`AsyncWrite`/`AsyncSeek` transitions.
 mod async_io;
 mod blocking_ops;
+mod exclusive;
 mod inner;
 mod op;
 

@@ -39,6 +39,7 @@ use std::sync::Arc;
 use std::task::{ready, Context, Poll};
 
 use super::blocking_ops;
+use super::exclusive::Exclusive;
 use crate::fs::ring;
 use crate::io::blocking::Buf;
 use crate::runtime::scheduler;
@@ -97,7 +98,9 @@ pub(super) struct InFlight {
 }
 
 /// An operation on the worker's ring, boxed (its future type is an
-/// `async` block's).
+/// `async` block's). It is only `Send`; [`Way::Ring`] wraps it in an
+/// [`Exclusive`] so that `InFlight`, and with it `File`'s futures, are
+/// `Sync` as tokio's are.
 type RingFuture = Pin<Box<dyn Future<Output = io::Result<(Operation, Buf)>> + Send>>;
 
 /// How an [`InFlight`] operation is being run.
@@ -106,7 +109,7 @@ enum Way {
     Blocking(JoinHandle<(Operation, Buf)>),
     /// Through the worker's ring (falling back to the pool if the future
     /// ends up polled where no ring is).
-    Ring(RingFuture),
+    Ring(Exclusive<RingFuture>),
     /// Already done (an `lseek` by a known offset, or a ring write that
     /// completed within its first poll, in io_uring mode).
     Done(Option<io::Result<(Operation, Buf)>>),
@@ -159,7 +162,7 @@ impl InFlight {
             let mut fut: RingFuture = Box::pin(ring_write(std, buf, pre_seek));
             let way = match fut.as_mut().poll(cx) {
                 Poll::Ready(done) => Way::Done(Some(done)),
-                Poll::Pending => Way::Ring(fut),
+                Poll::Pending => Way::Ring(Exclusive::new(fut)),
             };
             return Some(InFlight { way });
         }
@@ -198,7 +201,7 @@ impl InFlight {
 
     fn ring(fut: impl Future<Output = io::Result<(Operation, Buf)>> + Send + 'static) -> InFlight {
         InFlight {
-            way: Way::Ring(Box::pin(fut)),
+            way: Way::Ring(Exclusive::new(Box::pin(fut))),
         }
     }
 
@@ -225,7 +228,7 @@ impl Future for InFlight {
             // of them must still yield (tokio's `fs_file::coop`).
             Way::Ring(fut) => {
                 let coop = ready!(crate::task::coop::poll_proceed(cx));
-                let out = ready!(fut.as_mut().poll(cx));
+                let out = ready!(fut.get_mut().as_mut().poll(cx));
                 coop.made_progress();
                 Poll::Ready(out)
             }

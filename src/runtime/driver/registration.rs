@@ -164,27 +164,37 @@ impl Registration {
 
     /// Runs `f` if the resource is ready for `interest` now; `WouldBlock`
     /// otherwise (and when `f` returns it, clearing that readiness).
+    ///
+    /// As in tokio, the shutdown flag is not consulted: readiness seen
+    /// before the runtime went away still runs `f` (data already received
+    /// can be read), and only the waits report the shutdown.
     pub(crate) fn try_io<R>(
         &self,
         interest: Interest,
         f: impl FnOnce() -> io::Result<R>,
     ) -> io::Result<R> {
         let event = self.shared.ready_event(interest);
-        if event.is_shutdown {
-            return Err(shutdown_error());
-        }
         if event.ready.is_empty() {
-            self.ensure_placed()?;
+            self.place_for_later_wait();
             return Err(io::ErrorKind::WouldBlock.into());
         }
         let result = f();
         if let Err(e) = &result {
             if e.kind() == io::ErrorKind::WouldBlock {
                 self.clear_readiness(event);
-                self.ensure_placed()?;
+                self.place_for_later_wait();
             }
         }
         result
+    }
+
+    /// `try_io` found the resource not ready: place it now (see
+    /// [`Registration::ensure_placed`]). A failure (the runtime is gone,
+    /// or the kernel refused) is not the caller's answer, which stays
+    /// `WouldBlock` as tokio's is: the next wait places it again and
+    /// reports that error.
+    fn place_for_later_wait(&self) {
+        let _ = self.ensure_placed();
     }
 
     /// A resource made off the workers gets its first poll at its first

@@ -95,8 +95,21 @@ fn poll_mask(interest: Interest) -> u32 {
     interest.to_epoll() & !(libc::EPOLLET as u32)
 }
 
+/// The poll armed for a resource that asked for `mask`. io_uring ignores
+/// a wakeup that matches a poll only through `EPOLLPRI` (io_uring/poll.c
+/// leaves it out of the wake filter, `IO_ASYNC_POLL_COMMON`), and a socket
+/// announces urgent data with its data-ready wakeup (`EPOLLIN | EPOLLPRI
+/// | ...`): a poll for `EPOLLPRI` alone would never fire. So `EPOLLIN` is
+/// armed with it, and `complete` keeps only the bits the resource asked
+/// for.
 fn poll_entry(fd: RawFd, mask: u32, token: u64) -> io_uring::squeue::Entry {
-    opcode::PollAdd::new(types::Fd(fd), mask)
+    let pri = libc::EPOLLPRI as u32;
+    let armed = if mask & pri != 0 {
+        mask | libc::EPOLLIN as u32
+    } else {
+        mask
+    };
+    opcode::PollAdd::new(types::Fd(fd), armed)
         .multi(true)
         .build()
         .user_data(token)
@@ -311,7 +324,10 @@ impl IoState {
             }
             if !slot.cancelling {
                 let ready = if cqe.res >= 0 {
-                    Ready::from_epoll(cqe.res as u32)
+                    // Error and hang-up are always reported; `EPOLLIN`
+                    // may be armed without being asked for (`poll_entry`).
+                    let wanted = slot.mask | (libc::EPOLLERR | libc::EPOLLHUP) as u32;
+                    Ready::from_epoll(cqe.res as u32 & wanted)
                 } else {
                     // The poll failed (say, the descriptor was closed under
                     // it): let every waiter retry its operation and see the
