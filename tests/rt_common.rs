@@ -697,6 +697,31 @@ rt_test! {
         assert_eq!(rt.block_on(rt.handle().spawn_blocking(|| "b")).unwrap(), "b");
     }
 
+    fn panicking_task_is_dropped_while_its_panic_unwinds() {
+        // tokio drops a task whose poll panics during the unwinding, so a
+        // guard in the future sees `thread::panicking()` (as tokio's
+        // `panic_in_task` checks).
+        struct Boom(std_mpsc::Sender<bool>);
+        impl Future for Boom {
+            type Output = ();
+            fn poll(self: Pin<&mut Self>, _: &mut std::task::Context<'_>) -> Poll<()> {
+                panic!("boom in poll");
+            }
+        }
+        impl Drop for Boom {
+            fn drop(&mut self) {
+                let _ = self.0.send(thread::panicking());
+            }
+        }
+        let rt = rt();
+        let (tx, rx) = std_mpsc::channel();
+        let err = rt.block_on(rt.spawn(Boom(tx))).unwrap_err();
+        assert_eq!(task_panic(err), "boom in poll");
+        assert!(std_recv(&rx), "the future was dropped after its panic was caught");
+        // The runtime goes on.
+        assert_eq!(rt.block_on(rt.spawn(async { 1 })).unwrap(), 1);
+    }
+
     fn spawn_blocking_panic_is_join_error() {
         let rt = rt();
         let (id, err) = rt.block_on(async {

@@ -5,7 +5,9 @@
 //! (the driver). A worker thread runs the loop in [`Context::run`]:
 //!
 //! 1. every `global_queue_interval` ticks, take from the injection side
-//!    first, so remote spawns are not starved by a busy local queue;
+//!    first, so remote spawns are not starved by a busy local queue (the
+//!    interval is tuned to the tasks' poll times unless the builder sets
+//!    it: `tuning.rs`);
 //! 2. else the LIFO slot, then the local queue, then a batch from the
 //!    injection side;
 //! 3. out of work: become a searcher (at most half the workers) and steal a
@@ -40,6 +42,7 @@
 mod park;
 
 use super::idle::Idle;
+use super::tuning::Tuning;
 use super::Handle;
 use crate::loom::sync::atomic::Ordering::Relaxed;
 use crate::loom::sync::Mutex;
@@ -90,6 +93,8 @@ pub(crate) struct Core {
     index: usize,
     shard: Option<usize>,
     tick: u32,
+    /// The global queue interval (`tuning.rs`).
+    tuning: Tuning,
     lifo_slot: Option<Notified>,
     lifo_polls: u32,
     run_queue: Deque<Notified>,
@@ -114,12 +119,14 @@ pub(crate) struct Context {
 }
 
 impl Shared {
-    /// Creates the shared state and the cores, one per worker.
+    /// Creates the shared state and the cores, one per worker
+    /// (`global_queue_interval`: the builder's, if set).
     #[allow(clippy::vec_box)]
     pub(crate) fn new(
         num_workers: usize,
         shards: usize,
         parkers: Vec<Parker>,
+        global_queue_interval: Option<u32>,
     ) -> (Shared, Vec<Box<Core>>) {
         let inject = Inject::new(shards);
         let mut remotes = Vec::with_capacity(num_workers);
@@ -134,6 +141,7 @@ impl Shared {
                 index,
                 shard: inject.shard_of(index),
                 tick: 0,
+                tuning: Tuning::new(global_queue_interval),
                 lifo_slot: None,
                 lifo_polls: 0,
                 run_queue,
@@ -225,15 +233,18 @@ impl Context {
     fn run(&self, mut core: Box<Core>) -> Option<Box<Core>> {
         let handle = &*self.handle;
         let config = &handle.config;
+        core.tuning.start_batch(core.stats.polls);
         while !core.is_shutdown {
             core.tick = core.tick.wrapping_add(1);
             if core.tick % config.event_interval == 0 {
+                core.tuning.end_batch(core.stats.polls);
                 core = self.maintenance(core);
                 if core.is_shutdown {
                     break;
                 }
+                core.tuning.start_batch(core.stats.polls);
             }
-            if let Some(task) = core.next_task(handle, config.global_queue_interval) {
+            if let Some(task) = core.next_task(handle, core.tuning.interval()) {
                 core = self.run_task(task, core)?;
                 continue;
             }
@@ -241,7 +252,9 @@ impl Context {
                 core = self.run_task(task, core)?;
                 continue;
             }
+            core.tuning.end_batch(core.stats.polls);
             core = self.park(core);
+            core.tuning.start_batch(core.stats.polls);
         }
         core.pre_shutdown(handle);
         Some(core)

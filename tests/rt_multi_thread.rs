@@ -1,0 +1,165 @@
+#![cfg(feature = "full")]
+//! What only the multi-thread scheduler does: a worker tunes the interval
+//! at which it serves the injection queue before its own to how long its
+//! tasks take, unless the builder sets it (as tokio's `test_tuning` checks).
+
+#[macro_use]
+mod support;
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+use std::sync::{mpsc as std_mpsc, Arc};
+use std::time::{Duration, Instant};
+
+use support::{within, DRIVERS};
+use tokiwa::runtime::{Builder, Driver, Runtime};
+
+/// Remote tasks kept queued at once, so the injection queue is never empty.
+const BACKLOG: usize = 64;
+
+/// Busy for `time` (a sleep would let the worker's thread go; this must
+/// be a poll that takes that long).
+fn busy(time: Duration) {
+    let start = Instant::now();
+    while start.elapsed() < time {
+        std::hint::spin_loop();
+    }
+}
+
+/// A task that takes `stall`, counts itself and spawns the next one, for
+/// as long as `running` holds: the worker's local work is never done.
+fn chain(running: Arc<AtomicBool>, count: Arc<AtomicUsize>, stall: Duration) {
+    if running.load(Relaxed) {
+        busy(stall);
+        count.fetch_add(1, Relaxed);
+        tokiwa::spawn(async move { chain(running, count, stall) });
+    }
+}
+
+/// Runs a chain of tasks of `stall` each on a one-worker runtime and
+/// spawns tasks from outside that report how many chain tasks ran since
+/// the previous one; returns once three reports in a row satisfy `good`,
+/// or the last report if that does not happen within `limit`.
+fn chain_runs_between_remote_tasks(
+    rt: &Runtime,
+    stall: Duration,
+    limit: Duration,
+    good: impl Fn(usize) -> bool,
+) -> Result<(), usize> {
+    let running = Arc::new(AtomicBool::new(true));
+    let count = Arc::new(AtomicUsize::new(0));
+    {
+        let (running, count) = (running.clone(), count.clone());
+        rt.spawn(async move { chain(running, count, stall) });
+    }
+    let (tx, rx) = std_mpsc::channel();
+    let spawn_report = || {
+        let (count, tx) = (count.clone(), tx.clone());
+        rt.spawn(async move {
+            let _ = tx.send(count.swap(0, Relaxed));
+        });
+    };
+    for _ in 0..BACKLOG {
+        spawn_report();
+    }
+    let deadline = Instant::now() + limit;
+    let mut good_in_a_row = 0;
+    let result = loop {
+        let gap = rx
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            .expect("no remote task ran before the deadline");
+        good_in_a_row = if good(gap) { good_in_a_row + 1 } else { 0 };
+        if good_in_a_row == 3 {
+            break Ok(());
+        }
+        if Instant::now() >= deadline {
+            break Err(gap);
+        }
+        spawn_report();
+    };
+    running.store(false, Relaxed);
+    result
+}
+
+fn one_worker(driver: Driver) -> Runtime {
+    Builder::new_multi_thread()
+        .worker_threads(1)
+        .driver(driver)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn slow_tasks_make_the_worker_serve_remote_tasks_more_often() {
+    // Each chain task takes 100 µs: a worker aiming at one look at the
+    // injection queue per 200 µs of work looks every 2 ticks, so at most
+    // a tick's worth of chain tasks (the task and its LIFO successors,
+    // 4) run between two remote tasks. A fixed interval of 61 ticks runs
+    // about 240.
+    for &driver in DRIVERS {
+        within(Duration::from_secs(60), "slow chain", move || {
+            let rt = one_worker(driver);
+            let got = chain_runs_between_remote_tasks(
+                &rt,
+                Duration::from_micros(100),
+                Duration::from_secs(20),
+                |gap| gap <= 8,
+            );
+            assert_eq!(
+                got,
+                Ok(()),
+                "{driver}: chain tasks run between two remote tasks"
+            );
+        });
+    }
+}
+
+#[test]
+fn fast_tasks_do_not_make_the_worker_serve_remote_tasks_at_every_turn() {
+    // Tasks of a microsecond or so: the interval grows (to at most 127
+    // ticks), and the worker's own queue is not starved by remote tasks.
+    for &driver in DRIVERS {
+        within(Duration::from_secs(60), "fast chain", move || {
+            let rt = one_worker(driver);
+            let got = chain_runs_between_remote_tasks(
+                &rt,
+                Duration::ZERO,
+                Duration::from_secs(20),
+                |gap| gap > 32 && gap <= 1000,
+            );
+            assert_eq!(
+                got,
+                Ok(()),
+                "{driver}: chain tasks run between two remote tasks"
+            );
+        });
+    }
+}
+
+#[test]
+fn a_configured_interval_is_not_tuned() {
+    // With `global_queue_interval(61)` slow tasks do not shorten it: about
+    // 60 ticks of chain tasks run between two remote tasks.
+    for &driver in DRIVERS {
+        within(Duration::from_secs(60), "configured interval", move || {
+            let rt = Builder::new_multi_thread()
+                .worker_threads(1)
+                .global_queue_interval(61)
+                .driver(driver)
+                .enable_all()
+                .build()
+                .unwrap();
+            let got = chain_runs_between_remote_tasks(
+                &rt,
+                Duration::from_micros(20),
+                Duration::from_secs(20),
+                |gap| gap > 60,
+            );
+            assert_eq!(
+                got,
+                Ok(()),
+                "{driver}: chain tasks run between two remote tasks"
+            );
+        });
+    }
+}
