@@ -1183,6 +1183,32 @@ rt_test! {
         drop(release_tx);
     }
 
+    fn dropping_a_runtime_in_an_async_context_panics() {
+        // Its drop would wait for threads, blocking the thread that runs
+        // tasks: tokio panics with this message (as a `&'static str`),
+        // unless the shutdown does not wait.
+        const MESSAGE: &str = "Cannot drop a runtime in a context where blocking is not allowed. \
+            This happens when a runtime is dropped from within an asynchronous context.";
+        fn panics_with_message(f: impl FnOnce()) {
+            let payload = panic::catch_unwind(AssertUnwindSafe(f)).expect_err("expected a panic");
+            assert_eq!(payload.downcast_ref::<&'static str>(), Some(&MESSAGE));
+        }
+        support::quiet_panics(&["Cannot drop a runtime"]);
+        let rt = rt();
+        let inner = || FLAVOR.as_current_thread().build();
+        rt.block_on(async {
+            panics_with_message(|| drop(inner()));
+            panics_with_message(|| inner().shutdown_timeout(Duration::from_millis(1)));
+            inner().shutdown_background();
+            inner().shutdown_timeout(Duration::ZERO);
+        });
+        rt.block_on(rt.spawn(async move { panics_with_message(|| drop(inner())) }))
+            .unwrap();
+        // Outside (and in a blocking task) the drop may wait.
+        rt.block_on(rt.spawn_blocking(move || drop(inner()))).unwrap();
+        drop(inner());
+    }
+
     fn drop_runtime_with_100k_pending_tasks() {
         const N: usize = 100_000;
         let rt = rt();
