@@ -1,12 +1,14 @@
 #![cfg(feature = "full")]
 //! What only the multi-thread scheduler does: a worker tunes the interval
 //! at which it serves the injection queue before its own to how long its
-//! tasks take, unless the builder sets it (as tokio's `test_tuning` checks).
+//! tasks take, unless the builder sets it (as tokio's `test_tuning` checks);
+//! a task that yields runs again only after its worker polled the driver.
 
 #[macro_use]
 mod support;
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed, Ordering::SeqCst};
 use std::sync::{mpsc as std_mpsc, Arc};
 use std::time::{Duration, Instant};
 
@@ -170,6 +172,64 @@ fn a_configured_interval_is_not_tuned() {
                 Ok(()),
                 "{driver}: chain tasks run between two remote tasks"
             );
+        });
+    }
+}
+
+/// As on the current-thread runtime (see `rt_current_thread.rs`), with one
+/// worker: a reader waits for a byte that is already written when the
+/// yielder starts; the yielder's first yield (if the reader has not run
+/// yet) lets the worker's driver report it, so the reader runs before the
+/// yielder runs again.
+///
+/// On the io_uring driver only: there the worker reaps its ring itself.
+/// The legacy driver's poll thread may reap the readiness first, while the
+/// worker is busy, and wake the reader through the injection queue, which
+/// the worker serves after its own queue: the yielder may then run once
+/// more, depending on that thread's timing.
+#[cfg(feature = "uring")]
+#[test]
+fn a_yielding_task_runs_again_only_after_the_driver_is_polled() {
+    {
+        let driver = Driver::Uring;
+        within(Duration::from_secs(30), "yield and I/O", move || {
+            let rt = one_worker(driver);
+            rt.block_on(async {
+                let (ours, mut theirs) = std::os::unix::net::UnixStream::pair().unwrap();
+                ours.set_nonblocking(true).unwrap();
+                let readable = Arc::new(AtomicBool::new(false));
+                let (registered_tx, registered_rx) = tokiwa::sync::oneshot::channel();
+                let reader = tokiwa::spawn({
+                    let readable = readable.clone();
+                    async move {
+                        let ours = tokiwa::net::UnixStream::from_std(ours).unwrap();
+                        let ready = ours.readable();
+                        let mut ready = std::pin::pin!(ready);
+                        // First poll: nothing to read, interest registered.
+                        assert!(futures::poll!(ready.as_mut()).is_pending());
+                        registered_tx.send(()).unwrap();
+                        ready.await.unwrap();
+                        readable.store(true, SeqCst);
+                    }
+                });
+                registered_rx.await.unwrap();
+                theirs.write_all(b"x").unwrap();
+                let yielder = tokiwa::spawn(async move {
+                    let mut yields = 0;
+                    while !readable.load(SeqCst) && yields < 10 {
+                        tokiwa::task::yield_now().await;
+                        yields += 1;
+                    }
+                    yields
+                });
+                // 0 if the worker, idle meanwhile, ran the reader first.
+                let yields = yielder.await.unwrap();
+                assert!(
+                    yields <= 1,
+                    "{driver}: the yielded task ran {yields} times before the driver reported the byte"
+                );
+                reader.await.unwrap();
+            });
         });
     }
 }

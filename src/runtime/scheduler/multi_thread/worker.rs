@@ -21,6 +21,13 @@
 //! `MAX_LIFO_POLLS_PER_TICK` times in a row and only while the budget lasts;
 //! after that the slot's task goes to the back of the queue.
 //!
+//! **Yields.** A task that wakes itself while it runs (`yield_now`, a spent
+//! cooperative budget) waits in the core's `yielded` list until the worker
+//! next polls its driver (every `event_interval` ticks, or at once when
+//! nothing else is left to run or steal), then goes to the back of the
+//! queue: as in tokio, the I/O and timers it may be waiting for get a
+//! chance to arrive first.
+//!
 //! **Overflow.** The local queue is capped at `LOCAL_QUEUE_CAPACITY`; when
 //! it is full, half of it moves to the worker's injection shard, where
 //! idle workers find it.
@@ -97,6 +104,9 @@ pub(crate) struct Core {
     tuning: Tuning,
     lifo_slot: Option<Notified>,
     lifo_polls: u32,
+    /// Tasks that woke themselves while running (`yield_now`, a spent
+    /// budget): queued only after the next driver poll, as in tokio.
+    yielded: Vec<Notified>,
     run_queue: Deque<Notified>,
     is_searching: bool,
     is_shutdown: bool,
@@ -144,6 +154,7 @@ impl Shared {
                 tuning: Tuning::new(global_queue_interval),
                 lifo_slot: None,
                 lifo_polls: 0,
+                yielded: Vec::new(),
                 run_queue,
                 is_searching: false,
                 is_shutdown: false,
@@ -252,6 +263,11 @@ impl Context {
                 core = self.run_task(task, core)?;
                 continue;
             }
+            if !core.yielded.is_empty() {
+                // Only tasks that yielded: poll the driver, then run them.
+                core = self.maintenance(core);
+                continue;
+            }
             core.tuning.end_batch(core.stats.polls);
             core = self.park(core);
             core.tuning.start_batch(core.stats.polls);
@@ -285,13 +301,18 @@ impl Context {
         })
     }
 
-    /// Reaps the driver without blocking, checks for shutdown, publishes
-    /// statistics.
+    /// Reaps the driver without blocking, queues the tasks that yielded,
+    /// checks for shutdown, publishes statistics.
     fn maintenance(&self, core: Box<Core>) -> Box<Core> {
         let index = core.index;
         let mut core = self.with_core_in_context(core, || {
             self.handle.driver.maintain(index, Reach::Own);
         });
+        let mut yielded = std::mem::take(&mut core.yielded);
+        for task in yielded.drain(..) {
+            core.push_local(task, &self.handle);
+        }
+        core.yielded = yielded;
         core.publish_stats(&self.handle);
         if self.handle.shared.inject.is_closed() {
             core.is_shutdown = true;
@@ -421,7 +442,9 @@ impl Context {
         let Some(core) = core.as_mut() else {
             return Err(task);
         };
-        if is_yield || handle.config.disable_lifo_slot {
+        if is_yield {
+            core.yielded.push(task);
+        } else if handle.config.disable_lifo_slot {
             core.push_local(task, handle);
         } else if let Some(prev) = core.lifo_slot.replace(task) {
             core.push_local(prev, handle);
@@ -590,6 +613,7 @@ impl Core {
         self.publish_stats(handle);
         handle.shared.owned.close_and_shutdown_all(self.index);
         drop(self.lifo_slot.take());
+        self.yielded.clear();
         while let Some(task) = self.run_queue.pop() {
             drop(task);
         }
