@@ -308,11 +308,7 @@ impl Context {
         let mut core = self.with_core_in_context(core, || {
             self.handle.driver.maintain(index, Reach::Own);
         });
-        let mut yielded = std::mem::take(&mut core.yielded);
-        for task in yielded.drain(..) {
-            core.push_local(task, &self.handle);
-        }
-        core.yielded = yielded;
+        core.queue_yielded(&self.handle);
         core.publish_stats(&self.handle);
         if self.handle.shared.inject.is_closed() {
             core.is_shutdown = true;
@@ -464,11 +460,12 @@ impl Context {
     pub(crate) fn hand_off_core(&self) -> Option<super::CoreSlot> {
         let mut core = self.core.borrow_mut().take()?;
         self.handle.driver.release(core.index);
-        // The LIFO slot is not stealable: queue its task where others can
-        // take it while the core is in transit.
+        // The LIFO slot and the yielded tasks are not stealable: queue them
+        // where others can take them while the core is in transit.
         if let Some(task) = core.lifo_slot.take() {
             core.push_local(task, &self.handle);
         }
+        core.queue_yielded(&self.handle);
         let slot = Arc::new(Mutex::new(super::HandOff {
             core: Some(core),
             refused: None,
@@ -584,6 +581,16 @@ impl Core {
             // search on.
             handle.shared.notify_parked();
         }
+    }
+
+    /// Moves the tasks that yielded to the back of the local queue.
+    fn queue_yielded(&mut self, handle: &Handle) {
+        let mut yielded = std::mem::take(&mut self.yielded);
+        for task in yielded.drain(..) {
+            self.push_local(task, handle);
+        }
+        // Keep the allocation for the next yields.
+        self.yielded = yielded;
     }
 
     /// Pushes to the local queue (overflowing into the injection side)
