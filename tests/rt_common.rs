@@ -697,6 +697,31 @@ rt_test! {
         assert_eq!(rt.block_on(rt.handle().spawn_blocking(|| "b")).unwrap(), "b");
     }
 
+    fn panicking_task_is_dropped_while_its_panic_unwinds() {
+        // tokio drops a task whose poll panics during the unwinding, so a
+        // guard in the future sees `thread::panicking()` (as tokio's
+        // `panic_in_task` checks).
+        struct Boom(std_mpsc::Sender<bool>);
+        impl Future for Boom {
+            type Output = ();
+            fn poll(self: Pin<&mut Self>, _: &mut std::task::Context<'_>) -> Poll<()> {
+                panic!("boom in poll");
+            }
+        }
+        impl Drop for Boom {
+            fn drop(&mut self) {
+                let _ = self.0.send(thread::panicking());
+            }
+        }
+        let rt = rt();
+        let (tx, rx) = std_mpsc::channel();
+        let err = rt.block_on(rt.spawn(Boom(tx))).unwrap_err();
+        assert_eq!(task_panic(err), "boom in poll");
+        assert!(std_recv(&rx), "the future was dropped after its panic was caught");
+        // The runtime goes on.
+        assert_eq!(rt.block_on(rt.spawn(async { 1 })).unwrap(), 1);
+    }
+
     fn spawn_blocking_panic_is_join_error() {
         let rt = rt();
         let (id, err) = rt.block_on(async {
@@ -1156,6 +1181,32 @@ rt_test! {
             Err(std_mpsc::RecvTimeoutError::Disconnected)
         );
         drop(release_tx);
+    }
+
+    fn dropping_a_runtime_in_an_async_context_panics() {
+        // Its drop would wait for threads, blocking the thread that runs
+        // tasks: tokio panics with this message (as a `&'static str`),
+        // unless the shutdown does not wait.
+        const MESSAGE: &str = "Cannot drop a runtime in a context where blocking is not allowed. \
+            This happens when a runtime is dropped from within an asynchronous context.";
+        fn panics_with_message(f: impl FnOnce()) {
+            let payload = panic::catch_unwind(AssertUnwindSafe(f)).expect_err("expected a panic");
+            assert_eq!(payload.downcast_ref::<&'static str>(), Some(&MESSAGE));
+        }
+        support::quiet_panics(&["Cannot drop a runtime"]);
+        let rt = rt();
+        let inner = || FLAVOR.as_current_thread().build();
+        rt.block_on(async {
+            panics_with_message(|| drop(inner()));
+            panics_with_message(|| inner().shutdown_timeout(Duration::from_millis(1)));
+            inner().shutdown_background();
+            inner().shutdown_timeout(Duration::ZERO);
+        });
+        rt.block_on(rt.spawn(async move { panics_with_message(|| drop(inner())) }))
+            .unwrap();
+        // Outside (and in a blocking task) the drop may wait.
+        rt.block_on(rt.spawn_blocking(move || drop(inner()))).unwrap();
+        drop(inner());
     }
 
     fn drop_runtime_with_100k_pending_tasks() {

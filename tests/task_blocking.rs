@@ -22,6 +22,14 @@ fn std_recv<T>(rx: &std_mpsc::Receiver<T>) -> T {
         .expect("std channel: nothing received within 30 s")
 }
 
+/// Tries `n` units of cooperative budget, each in one poll; returns how
+/// many were granted.
+fn spend_budget(n: usize) -> usize {
+    (0..n)
+        .filter(|_| futures::FutureExt::now_or_never(task::consume_budget()).is_some())
+        .count()
+}
+
 rt_test! {
     fn block_in_place_inside_spawn_blocking() {
         // A blocking-pool thread is not driving the runtime: allowed on
@@ -155,6 +163,31 @@ rt_test! {
             all_done_tx.send(()).unwrap();
         });
         rt.block_on(blocker).unwrap();
+    }
+
+    fn block_in_place_closure_runs_unconstrained() {
+        if !FLAVOR.is_multi_thread() {
+            return;
+        }
+        // tokio runs the closure outside cooperative scheduling: a future
+        // driven to completion inside it (`futures::executor::block_on` on
+        // a channel, say) is never refused by the calling task's budget,
+        // which nothing would refill before the closure returns. The task's
+        // budget is back afterwards.
+        let rt = rt();
+        let in_task = rt
+            .block_on(rt.spawn(async {
+                let inside = task::block_in_place(|| spend_budget(200));
+                (inside, spend_budget(200))
+            }))
+            .unwrap();
+        assert_eq!(in_task, (200, 128), "(inside block_in_place, after it) in a task");
+        // The same in a multi-thread runtime's `block_on`.
+        let in_block_on = rt.block_on(async {
+            let inside = task::block_in_place(|| spend_budget(200));
+            (inside, spend_budget(200))
+        });
+        assert_eq!(in_block_on, (200, 128), "(inside block_in_place, after it) in block_on");
     }
 
     fn spawn_blocking_abort_before_it_runs() {

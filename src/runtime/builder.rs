@@ -251,7 +251,8 @@ impl Builder {
     }
 
     /// Ticks between looks at the injection queue before the local queue
-    /// (default 31 current-thread, 61 multi-thread).
+    /// (default 31 current-thread; multi-thread workers tune it to their
+    /// tasks' poll times when it is not set).
     ///
     /// # Panics
     ///
@@ -354,11 +355,7 @@ impl Builder {
             id: super::Id::next(),
             name: self.name.clone(),
             local_owner,
-            global_queue_interval: self.global_queue_interval.unwrap_or(match self.kind {
-                Kind::CurrentThread => 31,
-                #[cfg(feature = "rt-multi-thread")]
-                Kind::MultiThread => 61,
-            }),
+            global_queue_interval: self.global_queue_interval,
             event_interval: self.event_interval,
             before_park: self.before_park.clone(),
             after_unpark: self.after_unpark.clone(),

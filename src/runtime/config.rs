@@ -8,8 +8,10 @@ pub(crate) struct Config {
     /// For a `LocalRuntime`: the thread it belongs to, the only one that
     /// may spawn `!Send` tasks on it and the only one that drives it.
     pub(crate) local_owner: Option<std::thread::ThreadId>,
-    /// Ticks between looks at the injection side before the local queue.
-    pub(crate) global_queue_interval: u32,
+    /// Ticks between looks at the injection side before the local queue,
+    /// if the builder set it; otherwise the scheduler's choice (fixed on a
+    /// current-thread runtime, self-tuned by each multi-thread worker).
+    pub(crate) global_queue_interval: Option<u32>,
     /// Ticks between non-blocking reaps of the driver.
     pub(crate) event_interval: u32,
     pub(crate) before_park: Option<Callback>,

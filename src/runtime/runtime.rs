@@ -1,6 +1,6 @@
 //! `Runtime`: owns the scheduler's threads and shuts them down on drop.
 use super::blocking::BlockingPool;
-use super::{scheduler, EnterGuard, Handle, RuntimeMetrics};
+use super::{context, scheduler, EnterGuard, Handle, RuntimeMetrics};
 use crate::task::JoinHandle;
 use std::fmt;
 use std::future::Future;
@@ -11,6 +11,9 @@ use std::time::Duration;
 ///
 /// Dropping it shuts it down: every task's future is dropped (on a thread
 /// of the runtime), and the drop waits for the blocking pool's threads.
+/// That wait would block an asynchronous context, so dropping a runtime
+/// (or `shutdown_timeout` with a non-zero timeout) inside one panics, as in
+/// tokio; `shutdown_background` does not wait and may be used there.
 pub struct Runtime {
     handle: Handle,
     pool: BlockingPool,
@@ -106,10 +109,29 @@ impl Runtime {
             scheduler::Handle::CurrentThread(h) => h.shutdown(),
             scheduler::Handle::MultiThread(h) => h.shutdown(),
         }
-        self.pool.shutdown(timeout);
+        // Waiting for the pool's threads would block a thread that runs
+        // tasks (a worker, or one inside `block_on`): refused as in tokio,
+        // with its message, once the threads are told to exit. Not while
+        // unwinding (no panic in a panic), and not with no wait at all.
+        let may_block = matches!(
+            context::current_enter_state(),
+            context::EnterRuntime::NotEntered
+        );
+        let refuse = !may_block && timeout != Some(Duration::ZERO);
+        self.pool.shutdown(if refuse {
+            Some(Duration::ZERO)
+        } else {
+            timeout
+        });
         // Normally done by the scheduler once its tasks are dropped; this
         // covers a shutdown that timed out with workers still busy.
         self.handle.inner.driver().shutdown();
+        if refuse && !std::thread::panicking() {
+            panic!(
+                "Cannot drop a runtime in a context where blocking is not allowed. \
+                 This happens when a runtime is dropped from within an asynchronous context."
+            );
+        }
     }
 }
 

@@ -237,12 +237,31 @@ fn cancel_task<T: Future, S>(core: &Core<T, S>, id: Id) {
 }
 
 /// Polls the future, catching a panic; on completion stores the output.
+///
+/// A future that panics is dropped during the unwinding, before the panic
+/// is caught (as in tokio): its destructor sees `std::thread::panicking()`,
+/// which is how a guard inside it tells a panic from a normal drop.
 fn poll_future<T: Future, S>(core: &Core<T, S>, id: Id, cx: &mut Context<'_>) -> Poll<()> {
+    /// Drops the future if the poll unwinds.
+    struct DropOnUnwind<'a, T: Future, S> {
+        core: &'a Core<T, S>,
+        id: Id,
+    }
+    impl<T: Future, S> Drop for DropOnUnwind<'_, T, S> {
+        fn drop(&mut self) {
+            // SAFETY: only reached while the poll below unwinds, and the
+            // caller of `poll_future` holds `RUNNING`, so the stage is ours.
+            unsafe { self.core.set_stage(self.id, Stage::Consumed) };
+        }
+    }
     let res = panic::catch_unwind(AssertUnwindSafe(|| {
+        let guard = DropOnUnwind { core, id };
         // SAFETY: the caller holds `RUNNING`, and the stage is `Running`
         // (it is only replaced on completion or cancellation, after which
         // the task is never polled again).
-        unsafe { core.poll(id, cx) }
+        let res = unsafe { core.poll(id, cx) };
+        std::mem::forget(guard);
+        res
     }));
     let output = match res {
         Ok(Poll::Pending) => return Poll::Pending,
@@ -258,13 +277,8 @@ fn poll_future<T: Future, S>(core: &Core<T, S>, id: Id, cx: &mut Context<'_>) ->
                 Err(payload) => Err(JoinError::panic(id, payload)),
             }
         }
-        Err(payload) => {
-            let _ = panic::catch_unwind(AssertUnwindSafe(|| {
-                // SAFETY: the caller holds `RUNNING`.
-                unsafe { core.set_stage(id, Stage::Consumed) };
-            }));
-            Err(JoinError::panic(id, payload))
-        }
+        // The guard dropped the future while unwinding.
+        Err(payload) => Err(JoinError::panic(id, payload)),
     };
     // The output's own destructor cannot run here: the stage was `Consumed`.
     let _ = panic::catch_unwind(AssertUnwindSafe(|| {

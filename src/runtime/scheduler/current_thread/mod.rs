@@ -12,11 +12,20 @@
 //! waker fired) and up to `event_interval` tasks, then lets the driver reap
 //! its events; every `global_queue_interval` ticks the injection queue is
 //! served first so remote spawns are not starved.
+//!
+//! A task that wakes itself while it runs (`yield_now`, a spent
+//! cooperative budget) is deferred, as in tokio: it runs again only after
+//! the driver has been polled, at the end of the batch or as soon as
+//! nothing else is ready, whichever comes first.
 mod park;
 
 use crate::loom::sync::atomic::{AtomicUsize, Ordering::Relaxed, Ordering::SeqCst};
 use crate::loom::sync::Mutex;
 use crate::runtime::blocking::Spawner;
+
+/// Ticks between looks at the injection queue first, unless the builder
+/// sets it (tokio's default).
+const GLOBAL_QUEUE_INTERVAL: u32 = 31;
 
 /// How long an idle current-thread runtime spins for a blocking task's
 /// completion before it sleeps (as multi-thread workers do).
@@ -87,9 +96,12 @@ pub(crate) struct Core {
     tasks: VecDeque<Notified>,
     /// Tasks spawned on the driving thread.
     owned: LocalOwnedTasks,
-    /// Tasks that yielded (`yield_now`): they run after the local and the
-    /// remote queue, so a task spinning on `yield_now` does not delay
-    /// remote spawns by a whole `global_queue_interval`.
+    /// Tasks that yielded (`yield_now`, or a spent budget): they wait here
+    /// until the driver has been polled, at the end of the batch or as soon
+    /// as nothing else is ready, and then go to the back of `tasks`. So a
+    /// yielding task lets I/O and timers make progress, and waits behind
+    /// the tasks they woke and the remote spawns, but is never starved by
+    /// tasks that keep each other busy.
     yielded: VecDeque<Notified>,
     tick: u32,
     park: Option<Parker>,
@@ -359,12 +371,15 @@ impl Handle {
                 let mut slot = cx.core.borrow_mut();
                 let core = slot.as_mut().expect("core missing");
                 core.tick = core.tick.wrapping_add(1);
-                let task = if core.tick % self.config.global_queue_interval == 0 {
+                let interval = self
+                    .config
+                    .global_queue_interval
+                    .unwrap_or(GLOBAL_QUEUE_INTERVAL);
+                let task = if core.tick % interval == 0 {
                     self.pop_remote().or_else(|| core.tasks.pop_front())
                 } else {
                     core.tasks.pop_front().or_else(|| self.pop_remote())
-                }
-                .or_else(|| core.yielded.pop_front());
+                };
                 if task.is_some() {
                     core.polls += 1;
                 }
@@ -373,12 +388,32 @@ impl Handle {
             match task {
                 Some(task) => coop::budget(|| task.run()),
                 None => {
-                    self.park(cx, None);
+                    // Only yielded tasks left: look at the driver, without
+                    // sleeping, before they run again.
+                    let yielded = !cx
+                        .core
+                        .borrow()
+                        .as_ref()
+                        .expect("core missing")
+                        .yielded
+                        .is_empty();
+                    self.park(cx, yielded.then_some(std::time::Duration::ZERO));
+                    Self::requeue_yielded(cx);
                     return;
                 }
             }
         }
         self.park(cx, Some(std::time::Duration::ZERO));
+        Self::requeue_yielded(cx);
+    }
+
+    /// After the driver was polled: the tasks that yielded go to the back
+    /// of the run queue, behind those the driver's events woke.
+    fn requeue_yielded(cx: &Context) {
+        let mut slot = cx.core.borrow_mut();
+        let core = slot.as_mut().expect("core missing");
+        let Core { tasks, yielded, .. } = &mut **core;
+        tasks.append(yielded);
     }
 
     /// Spins up to [`SPIN_BEFORE_PARK`] for a task woken by a blocking

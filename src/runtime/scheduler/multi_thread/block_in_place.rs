@@ -9,7 +9,11 @@
 //! kernel refused it an io_uring ring). A core is never lost, also when the
 //! closure panics. A refusal is reported to the caller as a panic once the
 //! core is back, so the runtime is whole when it unwinds.
+//!
+//! The closure runs outside cooperative scheduling (as in tokio): the
+//! budget of the task that called it is put aside, and restored after.
 use crate::runtime::{context, scheduler};
+use crate::task::coop;
 
 /// See `tokiwa::task::block_in_place`.
 #[track_caller]
@@ -35,7 +39,11 @@ where
         panic!("can call blocking only when running on the multi-threaded runtime");
     }
     let mut reclaim = Reclaim(slot);
-    let out = context::exit_runtime(f);
+    // The closure is not a task poll: it runs unconstrained, so a resource
+    // polled to completion inside it (a channel drained with
+    // `futures::executor::block_on`) is never refused by a budget that no
+    // scheduler will refill until the closure returns.
+    let out = coop::unconstrained_call(|| context::exit_runtime(f));
     if let Some(e) = reclaim.reclaim() {
         // The worker is whole again (this thread drives it); the caller
         // learns that its queue waited for `f` instead of moving on.

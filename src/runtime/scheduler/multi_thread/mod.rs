@@ -1,11 +1,13 @@
 //! The multi-thread, work-stealing scheduler.
 //!
 //! `worker.rs` is the worker loop and its queues, `idle.rs` the protocol
-//! that parks and wakes workers, `block_in_place.rs` the hand-off of a
-//! worker's core to another thread. This file is the runtime-facing side:
+//! that parks and wakes workers, `tuning.rs` the self-tuned interval at
+//! which a worker serves the injection side first, `block_in_place.rs` the
+//! hand-off of a worker's core to another thread. This file is the runtime-facing side:
 //! creating the workers, spawning, `block_on`, shutdown.
 mod block_in_place;
 pub(crate) mod idle;
+mod tuning;
 pub(crate) mod worker;
 
 pub(crate) use block_in_place::block_in_place;
@@ -55,7 +57,8 @@ pub(crate) fn launch(
     thread_name: &str,
 ) -> std::io::Result<Arc<Handle>> {
     let (driver, parkers) = driver::Handle::new(driver_config, num_workers, thread_name)?;
-    let (shared, cores) = worker::Shared::new(num_workers, shards, parkers);
+    let (shared, cores) =
+        worker::Shared::new(num_workers, shards, parkers, config.global_queue_interval);
     let handle = Arc::new(Handle {
         shared,
         config,

@@ -5,7 +5,9 @@
 //! (the driver). A worker thread runs the loop in [`Context::run`]:
 //!
 //! 1. every `global_queue_interval` ticks, take from the injection side
-//!    first, so remote spawns are not starved by a busy local queue;
+//!    first, so remote spawns are not starved by a busy local queue (the
+//!    interval is tuned to the tasks' poll times unless the builder sets
+//!    it: `tuning.rs`);
 //! 2. else the LIFO slot, then the local queue, then a batch from the
 //!    injection side;
 //! 3. out of work: become a searcher (at most half the workers) and steal a
@@ -18,6 +20,13 @@
 //! starving the queue, the slot may preempt the queue only
 //! `MAX_LIFO_POLLS_PER_TICK` times in a row and only while the budget lasts;
 //! after that the slot's task goes to the back of the queue.
+//!
+//! **Yields.** A task that wakes itself while it runs (`yield_now`, a spent
+//! cooperative budget) waits in the core's `yielded` list until the worker
+//! next polls its driver (every `event_interval` ticks, or at once when
+//! nothing else is left to run or steal), then goes to the back of the
+//! queue: as in tokio, the I/O and timers it may be waiting for get a
+//! chance to arrive first.
 //!
 //! **Overflow.** The local queue is capped at `LOCAL_QUEUE_CAPACITY`; when
 //! it is full, half of it moves to the worker's injection shard, where
@@ -40,6 +49,7 @@
 mod park;
 
 use super::idle::Idle;
+use super::tuning::Tuning;
 use super::Handle;
 use crate::loom::sync::atomic::Ordering::Relaxed;
 use crate::loom::sync::Mutex;
@@ -90,8 +100,13 @@ pub(crate) struct Core {
     index: usize,
     shard: Option<usize>,
     tick: u32,
+    /// The global queue interval (`tuning.rs`).
+    tuning: Tuning,
     lifo_slot: Option<Notified>,
     lifo_polls: u32,
+    /// Tasks that woke themselves while running (`yield_now`, a spent
+    /// budget): queued only after the next driver poll, as in tokio.
+    yielded: Vec<Notified>,
     run_queue: Deque<Notified>,
     is_searching: bool,
     is_shutdown: bool,
@@ -114,12 +129,14 @@ pub(crate) struct Context {
 }
 
 impl Shared {
-    /// Creates the shared state and the cores, one per worker.
+    /// Creates the shared state and the cores, one per worker
+    /// (`global_queue_interval`: the builder's, if set).
     #[allow(clippy::vec_box)]
     pub(crate) fn new(
         num_workers: usize,
         shards: usize,
         parkers: Vec<Parker>,
+        global_queue_interval: Option<u32>,
     ) -> (Shared, Vec<Box<Core>>) {
         let inject = Inject::new(shards);
         let mut remotes = Vec::with_capacity(num_workers);
@@ -134,8 +151,10 @@ impl Shared {
                 index,
                 shard: inject.shard_of(index),
                 tick: 0,
+                tuning: Tuning::new(global_queue_interval),
                 lifo_slot: None,
                 lifo_polls: 0,
+                yielded: Vec::new(),
                 run_queue,
                 is_searching: false,
                 is_shutdown: false,
@@ -225,15 +244,18 @@ impl Context {
     fn run(&self, mut core: Box<Core>) -> Option<Box<Core>> {
         let handle = &*self.handle;
         let config = &handle.config;
+        core.tuning.start_batch(core.stats.polls);
         while !core.is_shutdown {
             core.tick = core.tick.wrapping_add(1);
             if core.tick % config.event_interval == 0 {
+                core.tuning.end_batch(core.stats.polls);
                 core = self.maintenance(core);
                 if core.is_shutdown {
                     break;
                 }
+                core.tuning.start_batch(core.stats.polls);
             }
-            if let Some(task) = core.next_task(handle, config.global_queue_interval) {
+            if let Some(task) = core.next_task(handle, core.tuning.interval()) {
                 core = self.run_task(task, core)?;
                 continue;
             }
@@ -241,7 +263,14 @@ impl Context {
                 core = self.run_task(task, core)?;
                 continue;
             }
+            if !core.yielded.is_empty() {
+                // Only tasks that yielded: poll the driver, then run them.
+                core = self.maintenance(core);
+                continue;
+            }
+            core.tuning.end_batch(core.stats.polls);
             core = self.park(core);
+            core.tuning.start_batch(core.stats.polls);
         }
         core.pre_shutdown(handle);
         Some(core)
@@ -272,13 +301,14 @@ impl Context {
         })
     }
 
-    /// Reaps the driver without blocking, checks for shutdown, publishes
-    /// statistics.
+    /// Reaps the driver without blocking, queues the tasks that yielded,
+    /// checks for shutdown, publishes statistics.
     fn maintenance(&self, core: Box<Core>) -> Box<Core> {
         let index = core.index;
         let mut core = self.with_core_in_context(core, || {
             self.handle.driver.maintain(index, Reach::Own);
         });
+        core.queue_yielded(&self.handle);
         core.publish_stats(&self.handle);
         if self.handle.shared.inject.is_closed() {
             core.is_shutdown = true;
@@ -408,7 +438,9 @@ impl Context {
         let Some(core) = core.as_mut() else {
             return Err(task);
         };
-        if is_yield || handle.config.disable_lifo_slot {
+        if is_yield {
+            core.yielded.push(task);
+        } else if handle.config.disable_lifo_slot {
             core.push_local(task, handle);
         } else if let Some(prev) = core.lifo_slot.replace(task) {
             core.push_local(prev, handle);
@@ -428,11 +460,12 @@ impl Context {
     pub(crate) fn hand_off_core(&self) -> Option<super::CoreSlot> {
         let mut core = self.core.borrow_mut().take()?;
         self.handle.driver.release(core.index);
-        // The LIFO slot is not stealable: queue its task where others can
-        // take it while the core is in transit.
+        // The LIFO slot and the yielded tasks are not stealable: queue them
+        // where others can take them while the core is in transit.
         if let Some(task) = core.lifo_slot.take() {
             core.push_local(task, &self.handle);
         }
+        core.queue_yielded(&self.handle);
         let slot = Arc::new(Mutex::new(super::HandOff {
             core: Some(core),
             refused: None,
@@ -550,6 +583,16 @@ impl Core {
         }
     }
 
+    /// Moves the tasks that yielded to the back of the local queue.
+    fn queue_yielded(&mut self, handle: &Handle) {
+        let mut yielded = std::mem::take(&mut self.yielded);
+        for task in yielded.drain(..) {
+            self.push_local(task, handle);
+        }
+        // Keep the allocation for the next yields.
+        self.yielded = yielded;
+    }
+
     /// Pushes to the local queue (overflowing into the injection side)
     /// and, when there is more queued than this worker is about to run,
     /// lets an idle worker know there is work to steal. (A lone task that
@@ -577,6 +620,7 @@ impl Core {
         self.publish_stats(handle);
         handle.shared.owned.close_and_shutdown_all(self.index);
         drop(self.lifo_slot.take());
+        self.yielded.clear();
         while let Some(task) = self.run_queue.pop() {
             drop(task);
         }
