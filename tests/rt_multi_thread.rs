@@ -7,8 +7,7 @@
 #[macro_use]
 mod support;
 
-use std::io::Write;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed, Ordering::SeqCst};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::sync::{mpsc as std_mpsc, Arc};
 use std::time::{Duration, Instant};
 
@@ -190,6 +189,8 @@ fn a_configured_interval_is_not_tuned() {
 #[cfg(feature = "uring")]
 #[test]
 fn a_yielding_task_runs_again_only_after_the_driver_is_polled() {
+    use std::io::Write;
+    use std::sync::atomic::Ordering::SeqCst;
     {
         let driver = Driver::Uring;
         within(Duration::from_secs(30), "yield and I/O", move || {
