@@ -53,6 +53,9 @@ impl Package {
 pub(crate) enum Flavor {
     CurrentThread,
     MultiThread,
+    /// A `LocalRuntime` (`Builder::build_local`): the current-thread
+    /// runtime on which `spawn_local` works without a `LocalSet`.
+    Local,
 }
 
 /// `driver = "..."`: the variant of `tokiwa::runtime::Driver` to pass to
@@ -99,7 +102,9 @@ impl Config {
     /// `::tokiwa::runtime::Builder::new_multi_thread().worker_threads(4)`.
     pub(crate) fn builder(&self, krate: &TokenStream) -> TokenStream {
         let mut builder = match self.flavor {
-            Flavor::CurrentThread => quote!(#krate::runtime::Builder::new_current_thread()),
+            Flavor::CurrentThread | Flavor::Local => {
+                quote!(#krate::runtime::Builder::new_current_thread())
+            }
             Flavor::MultiThread => quote!(#krate::runtime::Builder::new_multi_thread()),
         };
         if let Some(n) = self.worker_threads {
@@ -122,10 +127,20 @@ impl Config {
         }
         builder
     }
+
+    /// The call that turns the builder into the runtime.
+    pub(crate) fn build(&self, krate: &TokenStream) -> TokenStream {
+        match self.flavor {
+            Flavor::Local => {
+                quote!(build_local(#krate::runtime::LocalOptions::default()))
+            }
+            Flavor::CurrentThread | Flavor::MultiThread => quote!(build()),
+        }
+    }
 }
 
 const KNOWN: &str = "`flavor`, `worker_threads`, `start_paused`, `crate`, `name`, `driver`";
-const FLAVORS: &str = "The runtime flavors are `current_thread` and `multi_thread`.";
+const FLAVORS: &str = "The runtime flavors are `current_thread`, `local`, and `multi_thread`.";
 const DRIVERS: &str = "The drivers are `auto`, `legacy` and `uring`.";
 
 /// Parses the attribute's arguments into a [`Config`].
@@ -155,7 +170,7 @@ pub(crate) fn parse(args: TokenStream, kind: Kind) -> syn::Result<Config> {
     let flavor = flavor.unwrap_or(Config::default_for(kind).flavor);
     let use_flavor =
         |flavor: &str| format!("Use `#[{}(flavor = \"{flavor}\")]`", kind.macro_name());
-    if let (Flavor::CurrentThread, Some((_, span))) = (flavor, worker_threads) {
+    if let (Flavor::CurrentThread | Flavor::Local, Some((_, span))) = (flavor, worker_threads) {
         let msg = "The `worker_threads` option requires the `multi_thread` runtime flavor.";
         let msg = format!("{msg} {}", use_flavor("multi_thread"));
         return Err(syn::Error::new(span, msg));
@@ -263,6 +278,7 @@ fn parse_flavor(lit: &Lit) -> syn::Result<Flavor> {
     match s.value().as_str() {
         "current_thread" => Ok(Flavor::CurrentThread),
         "multi_thread" => Ok(Flavor::MultiThread),
+        "local" => Ok(Flavor::Local),
         other => {
             let msg = format!("No such runtime flavor `{other}`. {FLAVORS}");
             Err(syn::Error::new(s.span(), msg))

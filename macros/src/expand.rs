@@ -98,6 +98,7 @@ impl Function {
     pub(crate) fn expand(mut self, kind: Kind, package: Package, config: &Config) -> TokenStream {
         let krate = crate_path(config, package);
         let builder = config.builder(&krate);
+        let build = config.build(&krate);
         let output = nameable_output(&self.sig.output);
 
         // Emitted first, so the built-in `#[test]` sees `#[should_panic]`
@@ -156,7 +157,7 @@ impl Function {
                 {
                     return #builder
                         .enable_all()
-                        .build()
+                        .#build
                         .expect("Failed building the Runtime")
                         .block_on(#body);
                 }

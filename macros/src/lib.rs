@@ -37,8 +37,10 @@
 //!
 //! # Arguments
 //!
-//! * `flavor = "multi_thread" | "current_thread"`: `main` defaults to
-//!   `multi_thread`, `test` to `current_thread`.
+//! * `flavor = "multi_thread" | "current_thread" | "local"`: `main`
+//!   defaults to `multi_thread`, `test` to `current_thread`; `local` is a
+//!   `LocalRuntime` (`Builder::build_local`), on which `spawn_local` works
+//!   without a `LocalSet`.
 //! * `worker_threads = N`: `N > 0`, only with `multi_thread`.
 //! * `start_paused = bool`: only with `current_thread`; needs tokiwa's
 //!   `test-util` feature, as in tokio.

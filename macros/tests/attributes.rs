@@ -13,6 +13,29 @@ async fn multi_thread_with_workers() {
     async {}.await;
 }
 
+/// `local` is a `LocalRuntime`: `!Send` tasks spawn without a `LocalSet`
+/// (on the plain current-thread runtime, `spawn_local` panics here).
+#[tokiwa::test(flavor = "local")]
+async fn local_flavor_runs_spawn_local() {
+    let shared = std::rc::Rc::new(std::cell::Cell::new(1));
+    let inner = shared.clone();
+    let doubled = tokiwa::task::spawn_local(async move { inner.get() * 2 })
+        .await
+        .unwrap();
+    assert_eq!(doubled, 2);
+    assert_eq!(std::rc::Rc::strong_count(&shared), 1);
+}
+
+#[tokiwa::main(flavor = "local")]
+async fn local_main() -> u32 {
+    tokiwa::task::spawn_local(async { 5 }).await.unwrap()
+}
+
+#[test]
+fn main_with_local_flavor_blocks_on_a_local_runtime() {
+    assert_eq!(local_main(), 5);
+}
+
 #[tokiwa::test(flavor = "current_thread", crate = "tokiwa")]
 async fn explicit_crate_path() {}
 
