@@ -59,7 +59,47 @@ async fn echo_once(addr: SocketAddr, msg: Vec<u8>) {
     assert_eq!(back, msg);
 }
 
+#[test]
+#[should_panic(expected = "max_io_events_per_busy_tick must be non-zero")]
+fn zero_io_events_per_busy_tick_panics() {
+    tokiwa::runtime::Builder::new_multi_thread().max_io_events_per_busy_tick(0);
+}
+
+#[test]
+#[should_panic(expected = "max_io_events_per_tick must be non-zero")]
+fn zero_io_events_per_tick_panics() {
+    tokiwa::runtime::Builder::new_current_thread().max_io_events_per_tick(0);
+}
+
 rt_test! {
+    /// A worker that always has tasks to run takes one event per look
+    /// (`max_io_events_per_busy_tick(1)`): the rest wait in the kernel,
+    /// and every client's round trips still complete.
+    fn one_event_per_busy_look_loses_no_readiness() {
+        let rt = builder().max_io_events_per_busy_tick(1).build().unwrap();
+        for _ in 0..4 {
+            rt.spawn(async {
+                loop {
+                    tokiwa::task::yield_now().await;
+                }
+            });
+        }
+        rt.block_on(async {
+            let addr = echo_server().await;
+            let mut clients = tokiwa::task::JoinSet::new();
+            for i in 0..16u64 {
+                clients.spawn(async move {
+                    for round in 0..8 {
+                        echo_once(addr, pattern(64, i * 8 + round)).await;
+                    }
+                });
+            }
+            while let Some(res) = clients.join_next().await {
+                res.unwrap();
+            }
+        });
+    }
+
     fn echo_one_client() {
         rt().block_on(async {
             let addr = echo_server().await;

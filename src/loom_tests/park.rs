@@ -28,6 +28,8 @@ impl World {
             start_paused: false,
             driver: Some(driver::Driver::Legacy),
             uring_plain: false,
+            io_events_per_tick: driver::IO_EVENTS_PER_TICK,
+            io_events_per_busy_tick: driver::IO_EVENTS_PER_TICK,
         };
         let (driver, parkers) = driver::Handle::new(&config, workers, "loom").unwrap();
         let world = Arc::new(World {

@@ -37,6 +37,10 @@ pub struct Builder {
     event_interval: u32,
     injection_queue_shards: Option<usize>,
     disable_lifo_slot: bool,
+    /// `max_io_events_per_tick`, and `max_io_events_per_busy_tick` (`None`:
+    /// the same).
+    io_events_per_tick: usize,
+    io_events_per_busy_tick: Option<usize>,
     enable_io: bool,
     enable_time: bool,
     start_paused: bool,
@@ -83,6 +87,8 @@ impl Builder {
             event_interval,
             injection_queue_shards: None,
             disable_lifo_slot: false,
+            io_events_per_tick: super::driver::IO_EVENTS_PER_TICK,
+            io_events_per_busy_tick: None,
             enable_io: false,
             enable_time: false,
             start_paused: false,
@@ -276,8 +282,36 @@ impl Builder {
         self
     }
 
-    /// Accepted for tokio compatibility (I/O events per driver tick).
-    pub fn max_io_events_per_tick(&mut self, _capacity: usize) -> &mut Self {
+    /// The most I/O events a worker takes from its driver in one look
+    /// (default 1024). In legacy mode this is the size of each `epoll_wait`
+    /// batch; events left over stay in the kernel for the next look. In
+    /// io_uring mode the completion queue is always drained whole (its
+    /// size is the ring's), so only legacy mode uses it.
+    ///
+    /// # Panics
+    ///
+    /// Panics if `capacity` is zero.
+    #[track_caller]
+    pub fn max_io_events_per_tick(&mut self, capacity: usize) -> &mut Self {
+        assert!(capacity > 0, "max_io_events_per_tick must be non-zero");
+        self.io_events_per_tick = capacity;
+        self
+    }
+
+    /// The most I/O events a worker takes when it looks at its driver while
+    /// it still has tasks to run (every `event_interval` tasks). A small
+    /// batch leaves the rest in the kernel instead of overflowing the
+    /// worker's queue under overload; a worker about to sleep still takes
+    /// up to [`max_io_events_per_tick`](Builder::max_io_events_per_tick).
+    /// Defaults to that same value; legacy mode only, as above.
+    ///
+    /// # Panics
+    ///
+    /// Panics if `capacity` is zero.
+    #[track_caller]
+    pub fn max_io_events_per_busy_tick(&mut self, capacity: usize) -> &mut Self {
+        assert!(capacity > 0, "max_io_events_per_busy_tick must be non-zero");
+        self.io_events_per_busy_tick = Some(capacity);
         self
     }
 
@@ -334,6 +368,10 @@ impl Builder {
             start_paused: self.start_paused,
             driver: self.driver,
             uring_plain: self.uring_plain,
+            io_events_per_tick: self.io_events_per_tick,
+            io_events_per_busy_tick: (self.io_events_per_busy_tick)
+                .unwrap_or(self.io_events_per_tick)
+                .min(self.io_events_per_tick),
         };
         let thread_name = (self.thread_name)();
         let workers = match self.kind {

@@ -268,10 +268,18 @@ unexpected_cfgs = "allow"
     (SCRATCH / "Cargo.toml").write_text(manifest)
     # Pin dependency versions: reuse the previous scratch lock, else start
     # from the workspace's lock (cargo drops what is unused and adds the rest).
+    # Whole-graph mode starts from the whole-graph workspace's lock instead:
+    # the root lock pins crates.io tokio, which would make cargo leave the
+    # [patch] unused; a saved lock where that happened is not reused.
+    seed = ROOT / "Cargo.lock"
+    if whole_graph:
+        seed = WHOLE_GRAPH_TOKIO.parent / "Cargo.lock"
+        if saved_lock is not None and "[[patch.unused]]" in saved_lock:
+            saved_lock = None
     if saved_lock is not None:
         lock.write_text(saved_lock)
-    elif (ROOT / "Cargo.lock").exists():
-        shutil.copy(ROOT / "Cargo.lock", lock)
+    elif seed.exists():
+        shutil.copy(seed, lock)
 
 
 # --------------------------------------------------------------------------

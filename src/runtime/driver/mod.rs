@@ -71,7 +71,16 @@ pub(crate) struct Config {
     /// benchmark's ablation).
     #[cfg_attr(not(feature = "uring"), allow(dead_code))]
     pub(crate) uring_plain: bool,
+    /// Legacy mode: events per `epoll_wait` when the worker is about to
+    /// sleep (and on the poll thread), and when it is busy.
+    #[cfg_attr(not(tokiwa_io_driver), allow(dead_code))]
+    pub(crate) io_events_per_tick: usize,
+    #[cfg_attr(not(tokiwa_io_driver), allow(dead_code))]
+    pub(crate) io_events_per_busy_tick: usize,
 }
+
+/// The default of `Builder::max_io_events_per_tick`.
+pub(crate) const IO_EVENTS_PER_TICK: usize = 1024;
 
 /// The drivers of one runtime.
 #[derive(Debug)]
@@ -188,7 +197,12 @@ impl Handle {
                     // threads apart.
                     let reactors = (legacy_parkers.iter().enumerate())
                         .map(|(i, parker)| {
-                            Reactor::new(format!("poll-{i}-{thread_name}"), parker.unparker())
+                            Reactor::new(
+                                format!("poll-{i}-{thread_name}"),
+                                parker.unparker(),
+                                config.io_events_per_tick,
+                                config.io_events_per_busy_tick,
+                            )
                         })
                         .collect::<io::Result<Vec<_>>>()?;
                     Some(reactors.into())
@@ -434,7 +448,7 @@ impl Handle {
 
     /// Reaps worker `index`'s own reactor or ring without blocking.
     /// Returns whether anything was woken.
-    fn reap_own(&self, index: usize) -> bool {
+    fn reap_own(&self, index: usize, busy: bool) -> bool {
         // The modes are exclusive: a worker has a ring or a reactor.
         #[cfg(feature = "uring")]
         if let Some(ring) = self.ring(index) {
@@ -442,9 +456,9 @@ impl Handle {
         }
         #[cfg(tokiwa_io_driver)]
         if let Some(reactor) = self.reactors().get(index) {
-            return reactor.reap() > 0;
+            return reactor.reap(busy) > 0;
         }
-        let _ = index;
+        let _ = (index, busy);
         false
     }
 
@@ -458,7 +472,7 @@ impl Handle {
             let n = reactors.len();
             for offset in 1..n {
                 let reactor = &reactors[(index + offset) % n];
-                if reactor.worker_is_parked() && reactor.reap() > 0 {
+                if reactor.worker_is_parked() && reactor.reap(false) > 0 {
                     return true;
                 }
             }

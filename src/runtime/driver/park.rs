@@ -129,7 +129,7 @@ impl Handle {
     /// `reach` says and fires worker `index`'s expired timers. Returns
     /// whether anything was woken.
     pub(crate) fn maintain(&self, index: usize, reach: Reach) -> bool {
-        let mut woke = self.reap_own(index);
+        let mut woke = self.reap_own(index, reach == Reach::Own);
         woke |= self.process_timers(index);
         if woke || reach == Reach::Own {
             return woke;

@@ -54,8 +54,6 @@ use std::task::Waker;
 /// switches a second on a 2-core machine, each one preempting a busy or
 /// spinning worker (the one-connection echo's p99 doubled).
 const STUCK_WORKER: std::time::Duration = std::time::Duration::from_millis(10);
-/// Events fetched per `epoll_wait`.
-const EVENTS_PER_WAIT: usize = 1024;
 
 pub(crate) struct Reactor {
     /// The worker's resources.
@@ -68,6 +66,10 @@ pub(crate) struct Reactor {
     poll_thread: Mutex<Option<std::thread::JoinHandle<()>>>,
     /// Wakes the owning worker after the poll thread delivered to it.
     worker: Unparker,
+    /// Events a busy worker's reap takes at most
+    /// (`Builder::max_io_events_per_busy_tick`); the buffers hold
+    /// `max_io_events_per_tick`, what the other reaps take.
+    busy_limit: usize,
     /// The buffers of the non-blocking reaps (`try_lock`: a reap that
     /// finds them taken skips; the events stay in the epoll for the next
     /// reap or the poll thread). Kept across reaps so a reap allocates
@@ -89,11 +91,8 @@ struct Slot {
 struct Events(Vec<libc::epoll_event>);
 
 impl Events {
-    fn new() -> Events {
-        Events(vec![
-            libc::epoll_event { events: 0, u64: 0 };
-            EVENTS_PER_WAIT
-        ])
+    fn new(capacity: usize) -> Events {
+        Events(vec![libc::epoll_event { events: 0, u64: 0 }; capacity])
     }
 }
 
@@ -132,8 +131,14 @@ fn cvt(ret: libc::c_int) -> io::Result<libc::c_int> {
 
 impl Reactor {
     /// Creates the epoll instance and starts its poll thread, named `name`,
-    /// which unparks `worker` when it delivers to it.
-    pub(crate) fn new(name: String, worker: Unparker) -> io::Result<Arc<Reactor>> {
+    /// which unparks `worker` when it delivers to it. Each reap takes at
+    /// most `per_tick` events, a busy worker's at most `per_busy_tick`.
+    pub(crate) fn new(
+        name: String,
+        worker: Unparker,
+        per_tick: usize,
+        per_busy_tick: usize,
+    ) -> io::Result<Arc<Reactor>> {
         let epfd = epoll_create()?;
         // SAFETY: a plain syscall; the returned descriptor is checked and
         // then owned by exactly one `OwnedFd`.
@@ -155,12 +160,14 @@ impl Reactor {
             }),
             poll_thread: Mutex::new(None),
             worker,
-            reap_buffer: Mutex::new((Events::new(), Vec::new())),
+            busy_limit: per_busy_tick.clamp(1, per_tick),
+            reap_buffer: Mutex::new((Events::new(per_tick), Vec::new())),
         });
         let poller = reactor.clone();
+        let events = Events::new(per_tick);
         let thread = std::thread::Builder::new()
             .name(name)
-            .spawn(move || poller.poll_loop())?;
+            .spawn(move || poller.poll_loop(events))?;
         *reactor.poll_thread.lock().unwrap() = Some(thread);
         Ok(reactor)
     }
@@ -250,8 +257,7 @@ impl Reactor {
     /// The poll thread: reaps and dispatches on each turn the gate gives
     /// it (the worker's epoll had events while the worker slept, or the
     /// worker is stuck), until stopped.
-    fn poll_loop(&self) {
-        let mut events = Events::new();
+    fn poll_loop(&self, mut events: Events) {
         let mut wakers = Vec::new();
         let mut watching = Watching::default();
         loop {
@@ -286,14 +292,21 @@ impl Reactor {
         }
     }
 
-    /// Reaps ready events without blocking, on the worker's thread, so its
-    /// wakeups are scheduled locally. Returns how many events were seen.
-    pub(crate) fn reap(&self) -> usize {
+    /// Reaps ready events without blocking, on a worker's thread, so its
+    /// wakeups are scheduled locally: at most the busy limit when the
+    /// worker still has tasks to run (`busy`), else a whole batch. Returns
+    /// how many events were seen.
+    pub(crate) fn reap(&self, busy: bool) -> usize {
         let Ok(mut buffers) = self.reap_buffer.try_lock() else {
             return 0;
         };
         let (events, wakers) = &mut *buffers;
-        let n = wait(&self.epfd, &mut events.0, 0).unwrap_or(0);
+        let limit = if busy {
+            self.busy_limit
+        } else {
+            events.0.len()
+        };
+        let n = wait(&self.epfd, &mut events.0[..limit], 0).unwrap_or(0);
         self.gate.worker_reaped();
         self.dispatch(&events.0[..n], wakers);
         // Woken with the buffers held: a reap attempted meanwhile (by a
