@@ -14,7 +14,7 @@ use std::net::{Shutdown, SocketAddr};
 use std::pin::pin;
 
 use support::net::{pattern, Checksum};
-use tokiwa::io::{AsyncReadExt, AsyncWriteExt, Interest, ReadBuf};
+use tokiwa::io::{AsyncRead, AsyncReadExt, AsyncWriteExt, Interest, ReadBuf};
 use tokiwa::net::{TcpListener, TcpStream};
 use tokiwa::sync::oneshot;
 
@@ -271,6 +271,24 @@ rt_test! {
             let mut all = [0u8; 6];
             server.read_exact(&mut all).await.unwrap();
             assert_eq!(&all, b"abcdef");
+        });
+    }
+
+    fn poll_read_into_uninitialised_memory_initialises_only_what_it_read() {
+        rt().block_on(async {
+            let (mut client, mut server) = pair().await;
+            client.write_all(b"hello").await.unwrap();
+            // hyper lends a fresh `ReadBuf` over uninitialised memory on
+            // every read: the stream must not zero the rest of it.
+            let mut storage = [std::mem::MaybeUninit::<u8>::uninit(); 4096];
+            let mut rb = ReadBuf::uninit(&mut storage);
+            while rb.filled().len() < 5 {
+                poll_fn(|cx| std::pin::Pin::new(&mut server).poll_read(cx, &mut rb))
+                    .await
+                    .unwrap();
+            }
+            assert_eq!(rb.filled(), b"hello");
+            assert_eq!(rb.initialized().len(), 5);
         });
     }
 

@@ -9,8 +9,9 @@
 use crate::io::{Interest, ReadBuf};
 use crate::runtime::driver::registration::Registration;
 use crate::runtime::driver::scheduled_io::Direction;
-use std::io::{self, Read, Write};
-use std::os::fd::AsRawFd;
+use std::io::{self, Write};
+use std::mem::MaybeUninit;
+use std::os::fd::{AsRawFd, RawFd};
 use std::task::{ready, Context, Poll};
 
 pub(crate) struct PollEvented<E: AsRawFd> {
@@ -57,26 +58,33 @@ impl<E: AsRawFd> PollEvented<E> {
         Ok(io)
     }
 
-    /// Reads into `buf` once readable. A short read clears readiness
-    /// without another syscall: for the stream sockets this serves, it
-    /// means the receive queue was drained.
-    pub(crate) fn poll_read<'a>(
-        &'a self,
+    /// Reads into `buf` once readable: one `read(2)` on the descriptor,
+    /// straight into the unfilled part of `buf`, which is never zeroed
+    /// first (a reader such as hyper lends a fresh `ReadBuf` over
+    /// uninitialised memory on every call, so zeroing it cost a `memset`
+    /// of the whole window per read). A short read clears readiness
+    /// without another syscall: for the stream sockets and pipes this
+    /// serves, it means the receive queue was drained.
+    pub(crate) fn poll_read(
+        &self,
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>>
-    where
-        &'a E: Read,
-    {
+    ) -> Poll<io::Result<()>> {
         loop {
             let event = ready!(self.registration.poll_read_ready(cx))?;
-            let unfilled = buf.initialize_unfilled();
+            // SAFETY: `unfilled_mut` hands out bytes that may be
+            // uninitialised; we never read them, and never de-initialise
+            // any: the only writer is the kernel, through `read(2)`.
+            let unfilled = unsafe { buf.unfilled_mut() };
             let len = unfilled.len();
-            match self.get_ref().read(unfilled) {
+            match read_uninit(self.get_ref().as_raw_fd(), unfilled) {
                 Ok(n) => {
                     if n > 0 && n < len {
                         self.registration.clear_readiness(event);
                     }
+                    // SAFETY: `read(2)` returned `n`, the number of bytes
+                    // it wrote at the start of the unfilled region.
+                    unsafe { buf.assume_init(n) };
                     buf.advance(n);
                     return Poll::Ready(Ok(()));
                 }
@@ -114,6 +122,19 @@ impl<E: AsRawFd> PollEvented<E> {
 
     pub(crate) fn get_ref(&self) -> &E {
         self.io.as_ref().expect("I/O object present until drop")
+    }
+}
+
+/// One `read(2)` on `fd` into possibly uninitialised memory.
+pub(crate) fn read_uninit(fd: RawFd, dst: &mut [MaybeUninit<u8>]) -> io::Result<usize> {
+    // SAFETY: `dst` is valid for writes of `dst.len()` bytes for the
+    // duration of the call, and `read(2)` writes at most that many (and
+    // only bytes it received, so nothing is de-initialised).
+    let n = unsafe { libc::read(fd, dst.as_mut_ptr().cast(), dst.len()) };
+    if n < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(n as usize)
     }
 }
 

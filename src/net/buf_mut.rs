@@ -16,12 +16,12 @@
 //! Readiness is the sockets' own: these go through the same `try_io` /
 //! `async_io` as `try_read` and `recv`, so `WouldBlock` and readiness
 //! clearing mean what they mean there.
-use crate::io::poll_evented::PollEvented;
+use crate::io::poll_evented::{read_uninit, PollEvented};
 use crate::io::Interest;
 use bytes::BufMut;
 use std::io;
 use std::mem::MaybeUninit;
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
+use std::os::fd::{AsFd, AsRawFd};
 
 /// Runs `recv` on the spare capacity of `buf`, then advances `buf` over
 /// the `n` bytes `recv` reports having written there. `recv` must only
@@ -75,25 +75,13 @@ fn zero(spare: &mut [MaybeUninit<u8>]) -> &mut [u8] {
     unsafe { &mut *(spare as *mut [MaybeUninit<u8>] as *mut [u8]) }
 }
 
-/// One `read(2)` on `fd` into possibly uninitialised memory.
-fn read_uninit(fd: BorrowedFd<'_>, dst: &mut [MaybeUninit<u8>]) -> io::Result<usize> {
-    // SAFETY: `dst` is valid for writes of `dst.len()` bytes for the
-    // duration of the call, and `read(2)` writes at most that many.
-    let n = unsafe { libc::read(fd.as_raw_fd(), dst.as_mut_ptr().cast(), dst.len()) };
-    if n < 0 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(n as usize)
-    }
-}
-
 impl<E: AsRawFd + AsFd> PollEvented<E> {
     /// One `read(2)` into `buf`'s spare capacity if the descriptor is
     /// readable now (the streams' and the pipe's `try_read_buf`).
     pub(crate) fn try_read_buf<B: BufMut + ?Sized>(&self, buf: &mut B) -> io::Result<usize> {
         self.try_io(Interest::READABLE, || {
             recv_into_spare(buf, |spare| {
-                Ok((read_uninit(self.get_ref().as_fd(), spare)?, ()))
+                Ok((read_uninit(self.get_ref().as_raw_fd(), spare)?, ()))
             })
         })
         .map(|(n, ())| n)
