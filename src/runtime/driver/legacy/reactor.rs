@@ -121,6 +121,23 @@ pub(super) fn wait(
     Ok(n as usize)
 }
 
+/// `epoll_wait` without blocking, retried when a signal interrupts it.
+///
+/// # Panics
+///
+/// On any other error: only a programming error (a closed descriptor, a
+/// bad buffer) can cause one, and carrying on as if nothing were ready
+/// would strand every waiter of this epoll without a word.
+fn reap_now(epoll: &OwnedFd, events: &mut [libc::epoll_event]) -> usize {
+    loop {
+        match wait(epoll, events, 0) {
+            Ok(n) => return n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => panic!("tokiwa reactor: epoll_wait failed: {e}"),
+        }
+    }
+}
+
 fn cvt(ret: libc::c_int) -> io::Result<libc::c_int> {
     if ret < 0 {
         Err(io::Error::last_os_error())
@@ -265,16 +282,7 @@ impl Reactor {
             if turn == Turn::Stop {
                 return;
             }
-            let n = loop {
-                match wait(&self.epfd, &mut events.0, 0) {
-                    Ok(n) => break n,
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    // Only programming errors (bad descriptor or buffer)
-                    // can land here: a silent exit would strand every
-                    // waiter.
-                    Err(e) => panic!("tokiwa poll thread: epoll_wait failed: {e}"),
-                }
-            };
+            let n = reap_now(&self.epfd, &mut events.0);
             self.dispatch(&events.0[..n], &mut wakers);
             if turn == Turn::ReapForStuck {
                 for waker in wakers.drain(..) {
@@ -306,7 +314,7 @@ impl Reactor {
         } else {
             events.0.len()
         };
-        let n = wait(&self.epfd, &mut events.0[..limit], 0).unwrap_or(0);
+        let n = reap_now(&self.epfd, &mut events.0[..limit]);
         self.gate.worker_reaped();
         self.dispatch(&events.0[..n], wakers);
         // Woken with the buffers held: a reap attempted meanwhile (by a
