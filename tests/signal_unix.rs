@@ -1,7 +1,7 @@
 #![cfg(feature = "full")]
 //! `tokiwa::signal`: signals the test process sends itself reach every
-//! listener once, coalesce per listener, are not replayed to listeners
-//! created after them, wake a waiting listener through the I/O driver
+//! listener once, coalesce per listener, reach a listener created just
+//! after them but are not replayed once a runtime turn has seen them, wake a waiting listener through the I/O driver
 //! (both drivers), and `ctrl_c` completes on `SIGINT`. Forbidden signals
 //! are refused with tokio's text.
 //!
@@ -80,11 +80,29 @@ rt_test! {
         });
     }
 
-    fn a_delivery_before_listening_is_not_replayed() {
+    fn a_delivery_just_before_listening_reaches_the_new_listener() {
+        // tokio's `drop_then_get_a_signal`: with no runtime turn between
+        // the delivery and `signal()`, the new listener sees it, as with
+        // tokio, whose driver hands deliveries to the listeners that exist
+        // at its next turn.
+        let _one = one_at_a_time();
+        rt().block_on(async {
+            drop(signal(SignalKind::user_defined1()).unwrap());
+            raise(SignalKind::user_defined1());
+            let mut late = signal(SignalKind::user_defined1()).unwrap();
+            assert_eq!(late.recv().await, Some(()));
+            assert!(!has_delivery(&mut late));
+        });
+    }
+
+    fn a_delivery_a_runtime_turn_has_seen_is_not_replayed() {
         let _one = one_at_a_time();
         rt().block_on(async {
             let mut early = signal(SignalKind::hangup()).unwrap();
             raise(SignalKind::hangup());
+            // A yielded task runs again only after its worker polled the
+            // driver: that turn has seen the delivery.
+            tokiwa::spawn(tokiwa::task::yield_now()).await.unwrap();
             let mut late = signal(SignalKind::hangup()).unwrap();
             assert!(!has_delivery(&mut late));
             assert_eq!(early.recv().await, Some(()));

@@ -11,7 +11,8 @@
 //!   both drivers (epoll and io_uring) serve signals as they serve sockets,
 //!   and remembers the delivery count it last saw: a delivery made while it
 //!   exists is never lost, deliveries between two `recv`s coalesce into one
-//!   (as in tokio), and a delivery made before it existed is not replayed.
+//!   (as in tokio), and a delivery made before it existed is not replayed
+//!   once a runtime turn has published it (`registry.rs`).
 use crate::signal_registry as registry;
 pub mod unix;
 

@@ -7,6 +7,17 @@
 //! counter only needs to be non-zero, and each write is a wakeup edge for
 //! the drivers (epoll reports it, a multishot poll posts a completion).
 //!
+//! **When a delivery counts as made.** A listener created after a
+//! delivery still sees it if no runtime has *published* it yet, as with
+//! tokio, whose driver hands a delivery to the listeners that exist at its
+//! next turn. The handler raises a flag; a worker's next maintenance or
+//! park ([`publish`], one `Relaxed` load when nothing happened) records
+//! the counts as published, and a new listener starts from the published
+//! count, not the delivered one. So `kill` then `signal()` on one thread,
+//! with no runtime turn between them, reaches the new listener (tokio's
+//! `drop_then_get_a_signal`), while a delivery made long before the
+//! listener, in a runtime that has turned since, is not replayed.
+//!
 //! Only success is remembered. The eventfd, and each signal's handler, are
 //! set up by the first call that manages to; a call that fails (`EMFILE`
 //! for the eventfd, say) returns the kernel's error as it came, with its
@@ -17,7 +28,7 @@ use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 // Not part of a protocol that loom models (see `loom.rs`): a handler only
 // touches the counters, and the lock only orders installations.
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 /// Signal numbers are below this (Linux: 64 plus the zero slot).
@@ -27,11 +38,19 @@ struct Globals {
     eventfd: OwnedFd,
     /// Deliveries per signal number since the process started.
     deliveries: [AtomicU64; SIGNALS],
+    /// Per signal number, the delivery count a runtime turn has seen (see
+    /// the module doc); never above `deliveries`, never decreasing.
+    published: [AtomicU64; SIGNALS],
     /// Whether the handler of each signal is installed. Set only once
     /// `register` succeeded; the lock makes the check and the
     /// installation one step, so a handler is installed once.
     installed: Mutex<[bool; SIGNALS]>,
 }
+
+/// Whether a delivery happened that no runtime turn has published yet.
+/// Outside `Globals` so that [`publish`], called on every park, reads one
+/// static and nothing else.
+static UNPUBLISHED: AtomicBool = AtomicBool::new(false);
 
 /// Set once, by the first call that created the eventfd.
 static GLOBALS: OnceLock<Globals> = OnceLock::new();
@@ -54,6 +73,7 @@ fn globals() -> io::Result<&'static Globals> {
     Ok(GLOBALS.get_or_init(move || Globals {
         eventfd,
         deliveries: std::array::from_fn(|_| AtomicU64::new(0)),
+        published: std::array::from_fn(|_| AtomicU64::new(0)),
         installed: Mutex::new([false; SIGNALS]),
     }))
 }
@@ -63,6 +83,9 @@ fn on_signal(globals: &'static Globals, signum: usize) {
     // `Release`: a listener that sees the new count (`Acquire`) after the
     // eventfd's edge sees everything before the delivery.
     globals.deliveries[signum].fetch_add(1, Ordering::Release);
+    // `Release`, after the count: a publisher that sees the flag
+    // (`Acquire`) reads the new count.
+    UNPUBLISHED.store(true, Ordering::Release);
     let one: u64 = 1;
     // SAFETY: `write` is async-signal-safe; `one` is 8 readable bytes. An
     // error (`EAGAIN`: the counter is saturated, so it is readable anyway)
@@ -106,6 +129,56 @@ fn install(globals: &'static Globals, index: usize) -> io::Result<()> {
         installed[index] = true;
     }
     Ok(())
+}
+
+/// A runtime turn: marks every delivery so far as published (see the
+/// module doc). Called by the drivers on each maintenance and park.
+#[inline]
+pub(crate) fn publish() {
+    // `Relaxed`: a hint; the `swap` below is what orders.
+    if !UNPUBLISHED.load(Ordering::Relaxed) {
+        return;
+    }
+    publish_slow();
+}
+
+#[cold]
+fn publish_slow() {
+    // `Acquire` pairs with the handler's `Release` store: the counts read
+    // below include the delivery that raised the flag. A delivery racing
+    // this raises the flag again and is published by the next turn.
+    if !UNPUBLISHED.swap(false, Ordering::Acquire) {
+        return;
+    }
+    let Some(globals) = GLOBALS.get() else {
+        return;
+    };
+    for (delivered, published) in globals.deliveries.iter().zip(&globals.published) {
+        // `fetch_max`: two publishers may read different counts; the
+        // published count must never go back (a listener created then
+        // would see an old delivery again). `Relaxed` on the store side:
+        // listeners only compare counts, and read them with `Acquire`
+        // from `deliveries`.
+        published.fetch_max(delivered.load(Ordering::Acquire), Ordering::Relaxed);
+    }
+}
+
+/// A listener saw `count` deliveries of `signum`: they have been handed
+/// to listeners, so they are published (a listener created later does not
+/// see them again, as after a runtime turn).
+pub(crate) fn seen_by_listener(signum: i32, count: u64) {
+    if let Some(globals) = GLOBALS.get() {
+        // `Relaxed`: as in `publish_slow`.
+        globals.published[signum as usize].fetch_max(count, Ordering::Relaxed);
+    }
+}
+
+/// Where a listener of `signum` created now starts counting: the last
+/// published delivery count (see the module doc).
+pub(crate) fn published(signum: i32) -> u64 {
+    GLOBALS
+        .get()
+        .map_or(0, |g| g.published[signum as usize].load(Ordering::Relaxed))
 }
 
 /// Deliveries of `signum` so far (none before the first `enable`).

@@ -93,9 +93,10 @@ impl From<SignalKind> for std::os::raw::c_int {
 
 /// A listener for one kind of signal.
 ///
-/// It sees every delivery made while it exists; deliveries between two
-/// receives coalesce into one, and deliveries made before it was created
-/// are not replayed.
+/// It sees every delivery made while it exists, and one made just before
+/// it was created if no runtime turn came between them (as in tokio);
+/// deliveries between two receives coalesce into one, and older ones are
+/// not replayed.
 #[derive(Debug)]
 pub struct Signal {
     signum: libc::c_int,
@@ -128,8 +129,10 @@ pub fn signal(kind: SignalKind) -> io::Result<Signal> {
     handle.driver().io();
     let signum = kind.as_raw_value();
     let eventfd = registry::enable(signum)?;
-    // Counted before the registration: a delivery from now on is news.
-    let seen = registry::deliveries(signum);
+    // Counted before the registration: a delivery from now on is news, and
+    // so is one no runtime turn has published yet (as in tokio; see the
+    // registry's module doc).
+    let seen = registry::published(signum);
     let registration =
         Registration::new_with_handle(eventfd.as_raw_fd(), Interest::READABLE, &handle)?;
     Ok(Signal {
@@ -175,6 +178,7 @@ impl Signal {
             return false;
         }
         self.seen = now;
+        registry::seen_by_listener(self.signum, now);
         true
     }
 }

@@ -129,6 +129,10 @@ impl Handle {
     /// `reach` says and fires worker `index`'s expired timers. Returns
     /// whether anything was woken.
     pub(crate) fn maintain(&self, index: usize, reach: Reach) -> bool {
+        // A runtime turn publishes the signal deliveries so far (listeners
+        // created from now on do not replay them; `signal/registry.rs`).
+        #[cfg(any(feature = "signal", feature = "process"))]
+        crate::signal_registry::publish();
         let mut woke = self.reap_own(index, reach == Reach::Own);
         woke |= self.process_timers(index);
         if woke || reach == Reach::Own {

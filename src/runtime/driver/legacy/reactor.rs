@@ -283,6 +283,10 @@ impl Reactor {
                 return;
             }
             let n = reap_now(&self.epfd, &mut events.0);
+            // A turn of the driver, as a worker's park is (signal
+            // deliveries so far are published: `signal/registry.rs`).
+            #[cfg(any(feature = "signal", feature = "process"))]
+            crate::signal_registry::publish();
             self.dispatch(&events.0[..n], &mut wakers);
             if turn == Turn::ReapForStuck {
                 for waker in wakers.drain(..) {
