@@ -2,7 +2,6 @@
 //! (`runtime/driver/park.rs`): its core, its re-check, and the idle
 //! protocol (`multi_thread/idle.rs`) around the driver's blocking step.
 use super::{Context, Core};
-use crate::loom::sync::atomic::Ordering::Relaxed;
 use crate::runtime::driver::ParkSite;
 
 /// One park of one worker.
@@ -63,15 +62,20 @@ impl ParkSite for WorkerPark<'_> {
                 || shared.inject.is_closed()
         };
         let metrics = &shared.worker_metrics[index];
+        let busy_since = core.busy_since;
+        let mut woke_at = None;
         let block = || {
-            // Published before sleeping, so an idle worker's count is
-            // visible while it sleeps (parking is rare: the atomic is
-            // cheap here).
-            metrics.park_count.fetch_add(1, Relaxed);
+            // Published before sleeping, so an idle worker's counts are
+            // visible while it sleeps.
+            metrics.about_to_park(busy_since);
             block();
-            metrics.park_unpark_count.fetch_add(1, Relaxed);
+            woke_at = Some(metrics.unparked());
         };
         let outcome = shared.idle.park_worker(index, searching, has_work, block);
-        self.core().is_searching = outcome.searching;
+        let core = self.core();
+        core.is_searching = outcome.searching;
+        if let Some(woke_at) = woke_at {
+            core.busy_since = woke_at;
+        }
     }
 }
