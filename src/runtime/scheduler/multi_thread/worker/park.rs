@@ -61,21 +61,15 @@ impl ParkSite for WorkerPark<'_> {
                 || shared.has_remote_work(index)
                 || shared.inject.is_closed()
         };
+        // A park in the metrics, as in tokio, from here until the worker
+        // comes back, even when the idle protocol's re-check finds work
+        // (or the shutdown) before it blocks. Published before sleeping,
+        // so an idle worker's counts are visible while it sleeps.
         let metrics = &shared.worker_metrics[index];
-        let busy_since = core.busy_since;
-        let mut woke_at = None;
-        let block = || {
-            // Published before sleeping, so an idle worker's counts are
-            // visible while it sleeps.
-            metrics.about_to_park(busy_since);
-            block();
-            woke_at = Some(metrics.unparked());
-        };
+        metrics.about_to_park(core.busy_since);
         let outcome = shared.idle.park_worker(index, searching, has_work, block);
         let core = self.core();
         core.is_searching = outcome.searching;
-        if let Some(woke_at) = woke_at {
-            core.busy_since = woke_at;
-        }
+        core.busy_since = metrics.unparked();
     }
 }
