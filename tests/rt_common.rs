@@ -643,6 +643,62 @@ rt_test! {
         assert!(unparks >= 1, "worker_park_unpark_count summed to {unparks}");
     }
 
+    fn metrics_busy_duration() {
+        // Every worker is busy for a while (it starts, runs tasks, shuts
+        // down), and the total only grows.
+        let rt = rt();
+        let metrics = rt.metrics();
+        rt.block_on(async {
+            for _ in 0..5 {
+                tokiwa::spawn(async { task::yield_now().await }).await.unwrap();
+            }
+        });
+        let before: Vec<Duration> =
+            (0..metrics.num_workers()).map(|i| metrics.worker_total_busy_duration(i)).collect();
+        drop(rt);
+        for (i, before) in before.into_iter().enumerate() {
+            let after = metrics.worker_total_busy_duration(i);
+            assert!(after > Duration::ZERO, "worker {i} was never busy");
+            assert!(after >= before, "worker {i}'s busy time went back: {before:?} -> {after:?}");
+        }
+    }
+
+    fn metrics_park_unpark_parity() {
+        // The park/unpark count is odd exactly while a worker is parked:
+        // wait until every worker is parked (odd), then see it even once
+        // the runtime is gone, with one unpark per park.
+        let rt = rt();
+        let metrics = rt.metrics();
+        let all_parked = |m: &tokiwa::runtime::RuntimeMetrics| {
+            (0..m.num_workers()).all(|i| m.worker_park_unpark_count(i) % 2 == 1)
+        };
+        if FLAVOR.is_multi_thread() {
+            wait_until(Duration::from_secs(10), "every idle worker parked", || {
+                all_parked(&metrics)
+            });
+        } else {
+            // Only `block_on` runs a current-thread runtime: a std thread
+            // sees it parked in there, then wakes it.
+            let (tx, rx) = oneshot::channel();
+            let m = metrics.clone();
+            let waker = thread::spawn(move || {
+                wait_until(Duration::from_secs(10), "the runtime thread parked", || {
+                    all_parked(&m)
+                });
+                tx.send(()).unwrap();
+            });
+            rt.block_on(async { rx.await.unwrap() });
+            waker.join().unwrap();
+        }
+        drop(rt);
+        for i in 0..metrics.num_workers() {
+            let parks = metrics.worker_park_count(i);
+            let both = metrics.worker_park_unpark_count(i);
+            assert!(parks >= 1, "worker {i} never parked");
+            assert_eq!(both, 2 * parks, "worker {i}: {parks} parks, {both} parks and unparks");
+        }
+    }
+
     fn metrics_blocking_threads() {
         let rt = rt();
         let metrics = rt.metrics();

@@ -17,6 +17,9 @@ use tokiwa::runtime::Handle;
 use tokiwa::sync::oneshot;
 use tokiwa::task;
 
+const BLOCK_IN_PLACE_REFUSED: &str =
+    "can call blocking only when running on the multi-threaded runtime";
+
 fn std_recv<T>(rx: &std_mpsc::Receiver<T>) -> T {
     rx.recv_timeout(Duration::from_secs(30))
         .expect("std channel: nothing received within 30 s")
@@ -50,6 +53,61 @@ rt_test! {
         let rt = rt();
         let out = rt.block_on(async { task::block_in_place(|| 5) });
         assert_eq!(out, 5);
+    }
+
+    fn block_in_place_in_handle_block_on() {
+        // `Handle::block_on` drives no tasks (on a current-thread runtime
+        // only `Runtime::block_on` does), so blocking there stalls nobody:
+        // allowed on every flavour, as in tokio, also after shutdown.
+        let rt = rt();
+        let _enter = rt.enter();
+        let run = || {
+            Handle::current().block_on(async {
+                task::block_in_place(|| {
+                    Handle::current().block_on(async {
+                        task::yield_now().await;
+                        7
+                    })
+                })
+            })
+        };
+        assert_eq!(run(), 7);
+        rt.shutdown_timeout(Duration::from_secs(10));
+        assert_eq!(run(), 7);
+    }
+
+    fn block_in_place_refused_in_local_set() {
+        // A `LocalSet`'s tasks run only on its thread: blocking it would
+        // stall them all, so tokio refuses, also where the thread itself
+        // (a multi-thread runtime's `block_on`) would allow it.
+        quiet_panics(&[BLOCK_IN_PLACE_REFUSED]);
+        let rt = rt();
+        let refused = |f: Box<dyn FnOnce() + '_>| {
+            let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+                .expect_err("block_in_place inside a LocalSet returned");
+            assert_eq!(panic_message(&*err), BLOCK_IN_PLACE_REFUSED);
+        };
+        refused(Box::new(|| {
+            rt.block_on(task::LocalSet::new().run_until(async { task::block_in_place(|| ()) }))
+        }));
+        refused(Box::new(|| {
+            rt.block_on(async {
+                let set = task::LocalSet::new();
+                let jh = set.spawn_local(async { task::block_in_place(|| ()) });
+                set.await;
+                if let Err(e) = jh.await {
+                    std::panic::resume_unwind(e.into_panic());
+                }
+            })
+        }));
+        if FLAVOR.is_multi_thread() {
+            // Out of the set, the thread may block again.
+            let out = rt.block_on(async {
+                task::LocalSet::new().run_until(async {}).await;
+                task::block_in_place(|| 5)
+            });
+            assert_eq!(out, 5);
+        }
     }
 
     fn handle_block_on_inside_block_in_place() {

@@ -248,6 +248,55 @@ pub(crate) fn current_enter_state() -> EnterRuntime {
         .unwrap_or(EnterRuntime::NotEntered)
 }
 
+/// Forbids `block_in_place` on this thread until the guard drops, if the
+/// runtime it entered allowed it (a `LocalSet` driven from a multi-thread
+/// runtime's `block_on`: blocking there would stall all the set's tasks).
+/// Restores the permission after, even on panic.
+pub(crate) fn disallow_block_in_place() -> DisallowBlockInPlaceGuard {
+    let allowed = EnterRuntime::Entered {
+        allow_block_in_place: true,
+    };
+    let reset = FAST
+        .try_with(|ctx| {
+            if ctx.entered.get() != allowed {
+                return false;
+            }
+            ctx.entered.set(EnterRuntime::Entered {
+                allow_block_in_place: false,
+            });
+            true
+        })
+        .unwrap_or(false);
+    DisallowBlockInPlaceGuard { reset }
+}
+
+/// See [`disallow_block_in_place`].
+pub(crate) struct DisallowBlockInPlaceGuard {
+    /// Whether the guard took the permission away (and gives it back).
+    reset: bool,
+}
+
+impl Drop for DisallowBlockInPlaceGuard {
+    fn drop(&mut self) {
+        if !self.reset {
+            return;
+        }
+        let _ = FAST.try_with(|ctx| {
+            // Still the state the guard set, unless something in between
+            // left the runtime (then there is nothing to give back).
+            if ctx.entered.get()
+                == (EnterRuntime::Entered {
+                    allow_block_in_place: false,
+                })
+            {
+                ctx.entered.set(EnterRuntime::Entered {
+                    allow_block_in_place: true,
+                });
+            }
+        });
+    }
+}
+
 /// Runs `f` as if the thread were not driving a runtime (the blocking part
 /// of `block_in_place`), restoring the state afterwards even on panic.
 pub(crate) fn exit_runtime<R>(f: impl FnOnce() -> R) -> R {

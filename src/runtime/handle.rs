@@ -93,11 +93,10 @@ impl Handle {
     #[track_caller]
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
         // As in tokio, only `Runtime::block_on` drives a current-thread
-        // runtime; a handle just waits for its future.
-        // `block_in_place` is allowed on a multi-thread runtime's `block_on`
-        // thread (it simply runs there), as in tokio.
-        let allow_block_in_place = matches!(self.inner, scheduler::Handle::MultiThread(_));
-        let _enter = context::enter_runtime(&self.inner, allow_block_in_place);
+        // runtime; a handle just waits for its future. So this thread
+        // holds no tasks up by blocking, and `block_in_place` is allowed
+        // here (it simply runs), whatever the flavour, as in tokio.
+        let _enter = context::enter_runtime(&self.inner, true);
         park::thread::block_on(future)
     }
 

@@ -2,17 +2,68 @@
 use super::scheduler;
 use crate::loom::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::fmt;
+use std::time::{Duration, Instant};
 
 /// Per-worker counters, written by the worker (either scheduler's; `Relaxed`: statistics, read
 /// without any ordering requirement).
+///
+/// **One writer.** Each counter is written only by the thread that holds
+/// the worker's core (the multi-thread worker, or the current-thread
+/// runtime's `block_on` thread), so an increment is a load and a store, not
+/// a read-modify-write: these sit on the park path, and a plain store
+/// avoids a locked instruction. `Relaxed` suffices for the writer, because
+/// it reads back its own last store (per-location coherence), and when the
+/// core moves to another thread (`block_in_place`, another `block_on`) it
+/// moves through a mutex, whose release/acquire orders the old writer's
+/// stores before the new writer's loads. Readers (any thread) only want a
+/// recent value; they need no order with anything else.
 #[derive(Default)]
 pub(crate) struct WorkerMetrics {
     pub(crate) park_count: AtomicU64,
+    /// Parks plus unparks: odd while the worker is parked.
     pub(crate) park_unpark_count: AtomicU64,
+    /// Nanoseconds the worker spent not parked, up to its last
+    /// [`WorkerMetrics::add_busy`].
+    busy_duration_total: AtomicU64,
     pub(crate) steal_count: AtomicU64,
     pub(crate) poll_count: AtomicU64,
     pub(crate) local_queue_depth: AtomicU64,
     pub(crate) overflow_count: AtomicU64,
+}
+
+impl WorkerMetrics {
+    /// Adds one to a counter of this worker (only its owner calls this:
+    /// see the type's docs for why a load and a store suffice).
+    fn increment(counter: &AtomicU64) {
+        counter.store(counter.load(Relaxed).wrapping_add(1), Relaxed);
+    }
+
+    /// The worker is about to block: ends its busy period, which began at
+    /// `busy_since`, and counts a park (the park/unpark count turns odd).
+    pub(crate) fn about_to_park(&self, busy_since: Instant) {
+        self.add_busy(busy_since);
+        Self::increment(&self.park_count);
+        Self::increment(&self.park_unpark_count);
+    }
+
+    /// The worker woke from the park counted by
+    /// [`WorkerMetrics::about_to_park`] (the count turns even again).
+    /// Returns the start of its new busy period.
+    pub(crate) fn unparked(&self) -> Instant {
+        Self::increment(&self.park_unpark_count);
+        Instant::now()
+    }
+
+    /// Publishes the time busy since `since`; returns now, where the next
+    /// busy period to publish begins.
+    pub(crate) fn add_busy(&self, since: Instant) -> Instant {
+        let now = Instant::now();
+        let nanos = u64::try_from(now.saturating_duration_since(since).as_nanos())
+            .unwrap_or(u64::MAX);
+        let total = &self.busy_duration_total;
+        total.store(total.load(Relaxed).saturating_add(nanos), Relaxed);
+        now
+    }
 }
 
 /// A view of a runtime's counters (see [`Runtime::metrics`](super::Runtime::metrics)).
@@ -87,12 +138,37 @@ impl RuntimeMetrics {
         }
     }
 
-    /// How many times the worker parked (went idle).
+    /// How long worker `worker` has been busy: running tasks and polling
+    /// its drivers, that is every moment it was not parked waiting for
+    /// work. Starts at zero and only grows.
+    ///
+    /// A busy worker publishes it when it parks and every
+    /// `event_interval` ticks, so it can lag that far behind.
+    ///
+    /// # Panics
+    ///
+    /// When `worker` is not below [`RuntimeMetrics::num_workers`].
+    pub fn worker_total_busy_duration(&self, worker: usize) -> Duration {
+        Duration::from_nanos(self.worker(worker, |m| m.busy_duration_total.load(Relaxed)))
+    }
+
+    /// How many times worker `worker` parked: ran out of work and blocked
+    /// waiting for more. Starts at zero and only grows.
+    ///
+    /// # Panics
+    ///
+    /// When `worker` is not below [`RuntimeMetrics::num_workers`].
     pub fn worker_park_count(&self, worker: usize) -> u64 {
         self.worker(worker, |m| m.park_count.load(Relaxed))
     }
 
-    /// How many times the worker parked and then woke.
+    /// How many times worker `worker` parked plus how many times it woke
+    /// from a park: odd while it is parked, even while it is active.
+    /// Starts at zero and only grows.
+    ///
+    /// # Panics
+    ///
+    /// When `worker` is not below [`RuntimeMetrics::num_workers`].
     pub fn worker_park_unpark_count(&self, worker: usize) -> u64 {
         self.worker(worker, |m| m.park_unpark_count.load(Relaxed))
     }

@@ -177,8 +177,12 @@ impl LocalSet {
         true
     }
 
+    /// Runs `f` with this set current and `block_in_place` forbidden, as
+    /// in tokio: it would block every task of the set, which only this
+    /// thread can run.
     fn with_current<R>(&self, f: impl FnOnce() -> R) -> R {
         let _guard = self.enter();
+        let _no_blocking = context::disallow_block_in_place();
         f()
     }
 }

@@ -49,6 +49,7 @@ use std::pin::pin;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll, Wake, Waker};
+use std::time::Instant;
 
 pub(crate) struct Handle {
     inject: Mutex<Option<VecDeque<Notified>>>,
@@ -106,7 +107,9 @@ pub(crate) struct Core {
     tick: u32,
     park: Option<Parker>,
     polls: u64,
-    parks: u64,
+    /// When the busy period being measured began (`block_on` took the
+    /// core, or the thread last woke): see `WorkerMetrics`.
+    busy_since: Instant,
 }
 
 /// The scheduler context of the driving thread.
@@ -144,7 +147,7 @@ impl Handle {
                 tick: 0,
                 park: Some(park),
                 polls: 0,
-                parks: 0,
+                busy_since: Instant::now(),
             }))),
             core_waiters: Mutex::new(Vec::new()),
             metrics: WorkerMetrics::default(),
@@ -310,9 +313,11 @@ impl Handle {
 
     fn drive<F: Future>(
         self: &Arc<Self>,
-        core: Box<Core>,
+        mut core: Box<Core>,
         mut future: std::pin::Pin<&mut F>,
     ) -> F::Output {
+        // Busy from now until it parks or hands the core back.
+        core.busy_since = Instant::now();
         /// Gives the core back even if the future or a task hook panics.
         struct Release<'a> {
             handle: &'a Handle,
@@ -328,6 +333,7 @@ impl Handle {
                     // operation may stay in flight in this thread's ring.
                     self.handle.driver.release(0);
                     self.handle.metrics.poll_count.store(core.polls, Relaxed);
+                    self.handle.metrics.add_busy(core.busy_since);
                     self.handle.put_core(core);
                 }
             }
@@ -461,8 +467,13 @@ impl Handle {
         };
         let slept = match timeout {
             Some(timeout) => {
-                let polls = cx.core.borrow().as_ref().expect("core missing").polls;
-                self.metrics.poll_count.store(polls, Relaxed);
+                {
+                    // The end of a batch: publish what a busy thread did.
+                    let mut slot = cx.core.borrow_mut();
+                    let core = slot.as_mut().expect("core missing");
+                    self.metrics.poll_count.store(core.polls, Relaxed);
+                    core.busy_since = self.metrics.add_busy(core.busy_since);
+                }
                 self.driver.maintain(0, Reach::Own);
                 park.park(Some(timeout));
                 false
@@ -485,9 +496,6 @@ impl Handle {
         let mut slot = cx.core.borrow_mut();
         let core = slot.as_mut().expect("core missing");
         core.park = Some(park);
-        if slept {
-            self.metrics.park_unpark_count.store(core.parks, Relaxed);
-        }
     }
 
     /// Cancels every task and closes the queues (runtime drop).

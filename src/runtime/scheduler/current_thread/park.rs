@@ -26,27 +26,10 @@ impl ThreadPark<'_> {
             || (include_remote && self.handle.inject_len.load(Relaxed) != 0)
             || self.handle.block_on_waker.woken.load(SeqCst)
     }
-}
 
-impl ParkSite for ThreadPark<'_> {
-    fn with_core(&mut self, f: impl FnOnce()) {
-        f();
-    }
-
-    fn has_local_work(&mut self) -> bool {
-        self.has_work(false)
-    }
-
-    fn sleep(&mut self, block: impl FnOnce()) {
-        self.slept = true;
+    /// The part of [`ParkSite::sleep`] between the park's two counts.
+    fn idle(&mut self, block: impl FnOnce()) {
         let handle = self.handle;
-        {
-            let mut slot = self.cx.core.borrow_mut();
-            let core = slot.as_mut().expect("core missing");
-            core.parks += 1;
-            handle.metrics.park_count.store(core.parks, Relaxed);
-            handle.metrics.poll_count.store(core.polls, Relaxed);
-        }
         if let Some(f) = &handle.config.before_park {
             f();
             // The hook may have spawned or woken a task: then there is
@@ -65,5 +48,33 @@ impl ParkSite for ThreadPark<'_> {
             return;
         }
         block();
+    }
+}
+
+impl ParkSite for ThreadPark<'_> {
+    fn with_core(&mut self, f: impl FnOnce()) {
+        f();
+    }
+
+    fn has_local_work(&mut self) -> bool {
+        self.has_work(false)
+    }
+
+    fn sleep(&mut self, block: impl FnOnce()) {
+        self.slept = true;
+        let handle = self.handle;
+        // A park in the metrics, as in tokio, from here until the thread
+        // comes back, even when the hook or the spin below finds work
+        // before it blocks.
+        {
+            let slot = self.cx.core.borrow();
+            let core = slot.as_ref().expect("core missing");
+            handle.metrics.poll_count.store(core.polls, Relaxed);
+            handle.metrics.about_to_park(core.busy_since);
+        }
+        self.idle(block);
+        let busy_since = handle.metrics.unparked();
+        let mut slot = self.cx.core.borrow_mut();
+        slot.as_mut().expect("core missing").busy_since = busy_since;
     }
 }

@@ -10,6 +10,13 @@
 //! closure panics. A refusal is reported to the caller as a panic once the
 //! core is back, so the runtime is whole when it unwinds.
 //!
+//! Where it may be called is tokio's rule: on a multi-thread worker, and
+//! on any thread that entered a runtime *allowing* it (a multi-thread
+//! runtime's `block_on`, any `Handle::block_on`) or entered none. It panics
+//! on a current-thread runtime's `block_on` thread and inside a `LocalSet`
+//! driven there (`context::disallow_block_in_place`), whose tasks would
+//! all stall.
+//!
 //! The closure runs outside cooperative scheduling (as in tokio): the
 //! budget of the task that called it is put aside, and restored after.
 use crate::runtime::{context, scheduler};
@@ -27,8 +34,12 @@ where
             slot = cx.hand_off_core();
             true
         }
-        Some(scheduler::Context::CurrentThread(_)) => false,
-        None => !matches!(
+        // Not on a worker: what the thread entered decides, as in tokio.
+        // A current-thread runtime's `block_on` and a `LocalSet` enter
+        // without it; a `Handle::block_on` (which drives no tasks) and a
+        // multi-thread runtime's `block_on` with it; a thread outside any
+        // runtime, or in a closure of `block_in_place`, may block.
+        _ => !matches!(
             context::current_enter_state(),
             context::EnterRuntime::Entered {
                 allow_block_in_place: false

@@ -113,6 +113,8 @@ pub(crate) struct Core {
     park: Option<Parker>,
     rand: FastRand,
     stats: Stats,
+    /// When the busy period being measured began (`WorkerMetrics`).
+    busy_since: std::time::Instant,
 }
 
 #[derive(Default)]
@@ -161,6 +163,7 @@ impl Shared {
                 park: Some(park),
                 rand: FastRand::new(index as u64 + 1),
                 stats: Stats::default(),
+                busy_since: std::time::Instant::now(),
             }));
         }
         let shared = Shared {
@@ -244,6 +247,7 @@ impl Context {
     fn run(&self, mut core: Box<Core>) -> Option<Box<Core>> {
         let handle = &*self.handle;
         let config = &handle.config;
+        core.busy_since = std::time::Instant::now();
         core.tuning.start_batch(core.stats.polls);
         while !core.is_shutdown {
             core.tick = core.tick.wrapping_add(1);
@@ -460,6 +464,7 @@ impl Context {
     pub(crate) fn hand_off_core(&self) -> Option<super::CoreSlot> {
         let mut core = self.core.borrow_mut().take()?;
         self.handle.driver.release(core.index);
+        core.publish_stats(&self.handle);
         // The LIFO slot and the yielded tasks are not stealable: queue them
         // where others can take them while the core is in transit.
         if let Some(task) = core.lifo_slot.take() {
@@ -606,8 +611,9 @@ impl Core {
         }
     }
 
-    fn publish_stats(&self, handle: &Handle) {
+    fn publish_stats(&mut self, handle: &Handle) {
         let m = &handle.shared.worker_metrics[self.index];
+        self.busy_since = m.add_busy(self.busy_since);
         m.steal_count.store(self.stats.steals, Relaxed);
         m.poll_count.store(self.stats.polls, Relaxed);
         m.overflow_count.store(self.stats.overflows, Relaxed);

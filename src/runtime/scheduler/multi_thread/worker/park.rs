@@ -2,7 +2,6 @@
 //! (`runtime/driver/park.rs`): its core, its re-check, and the idle
 //! protocol (`multi_thread/idle.rs`) around the driver's blocking step.
 use super::{Context, Core};
-use crate::loom::sync::atomic::Ordering::Relaxed;
 use crate::runtime::driver::ParkSite;
 
 /// One park of one worker.
@@ -62,16 +61,15 @@ impl ParkSite for WorkerPark<'_> {
                 || shared.has_remote_work(index)
                 || shared.inject.is_closed()
         };
+        // A park in the metrics, as in tokio, from here until the worker
+        // comes back, even when the idle protocol's re-check finds work
+        // (or the shutdown) before it blocks. Published before sleeping,
+        // so an idle worker's counts are visible while it sleeps.
         let metrics = &shared.worker_metrics[index];
-        let block = || {
-            // Published before sleeping, so an idle worker's count is
-            // visible while it sleeps (parking is rare: the atomic is
-            // cheap here).
-            metrics.park_count.fetch_add(1, Relaxed);
-            block();
-            metrics.park_unpark_count.fetch_add(1, Relaxed);
-        };
+        metrics.about_to_park(core.busy_since);
         let outcome = shared.idle.park_worker(index, searching, has_work, block);
-        self.core().is_searching = outcome.searching;
+        let core = self.core();
+        core.is_searching = outcome.searching;
+        core.busy_since = metrics.unparked();
     }
 }
