@@ -119,6 +119,13 @@ fn pair() -> (UnixStream, StdUnixStream) {
     (UnixStream::from_std(ours).unwrap(), peer)
 }
 
+/// Waits once for `stream` to become readable (it is not): its first wait
+/// arms its poll on this worker's ring.
+async fn wait_once(stream: &UnixStream) {
+    let readable = std::pin::pin!(stream.readable());
+    assert!(futures::poll!(readable).is_pending());
+}
+
 /// Reads `peer` until EOF; fails if data or a timeout comes instead.
 ///
 /// `EINTR` is retried: a read with a timeout (`SO_RCVTIMEO`) is never
@@ -540,13 +547,15 @@ fn resources_dropped_away_from_their_ring_close() {
     run_alone(TEST_TIMEOUT, || {
         let baseline = open_fds();
         let rt = uring(2);
-        // (a) Registered on worker X, dropped on worker Y while X is busy:
-        // the cancel waits for X, which then closes the socket.
+        // (a) Polled on worker X (its first wait arms the poll there),
+        // dropped on worker Y while X is busy: the cancel waits for X,
+        // which then closes the socket.
         let (to_test, from_x) = std_mpsc::channel();
         let (release_x, x_blocked) = std_mpsc::channel::<()>();
         let x_task = rt.spawn(async move {
             let x = tokiwa::runtime::worker_index().unwrap();
             let (ours, peer) = pair();
+            wait_once(&ours).await;
             to_test.send((x, ours, peer)).unwrap();
             // Holds worker X, so the next task runs on the other one.
             x_blocked.recv().unwrap();
@@ -564,10 +573,16 @@ fn resources_dropped_away_from_their_ring_close() {
         assert_eof(&mut peer);
         drop(peer);
 
-        // (b) Registered on a worker, dropped on a thread outside the
-        // runtime while the runtime idles: the request wakes the owner.
+        // (b) Polled on a worker, dropped on a thread outside the runtime
+        // while the runtime idles: the request wakes the owner.
         for _ in 0..10 {
-            let (ours, mut peer) = rt.block_on(rt.spawn(async { pair() })).unwrap();
+            let (ours, mut peer) = rt
+                .block_on(rt.spawn(async {
+                    let (ours, peer) = pair();
+                    wait_once(&ours).await;
+                    (ours, peer)
+                }))
+                .unwrap();
             thread::spawn(move || drop(ours)).join().unwrap();
             assert_eof(&mut peer);
         }

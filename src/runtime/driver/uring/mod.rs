@@ -335,18 +335,6 @@ impl WorkerRing {
         self.waker.state.park(&mut wait, timeout)
     }
 
-    /// Registers `fd`: on this worker's ring directly when the caller
-    /// drives the worker, else through a request to it.
-    pub(crate) fn register(
-        &self,
-        fd: RawFd,
-        interest: Interest,
-    ) -> std::io::Result<(Arc<ScheduledIo>, u64)> {
-        let io = Arc::new(ScheduledIo::new());
-        let token = self.register_existing(fd, interest, io.clone())?;
-        Ok((io, token))
-    }
-
     /// Arms a poll for `io` on this ring: directly on the ring's owner;
     /// every other thread (another worker, another runtime's worker, a
     /// thread outside any runtime) sends a request and wakes the owner,
