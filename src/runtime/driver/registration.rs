@@ -54,7 +54,9 @@ impl Registration {
     }
 
     /// Registers `fd` with `handle`'s driver now, so that a descriptor the
-    /// driver cannot poll is refused here, as tokio refuses it.
+    /// driver cannot poll is refused here, as tokio refuses it. (io_uring
+    /// mode arms every poll at the first wait; `new_for_any_fd` checks
+    /// pollability before.)
     #[track_caller]
     pub(crate) fn new_with_handle(
         fd: RawFd,
