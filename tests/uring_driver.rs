@@ -119,13 +119,6 @@ fn pair() -> (UnixStream, StdUnixStream) {
     (UnixStream::from_std(ours).unwrap(), peer)
 }
 
-/// Waits once for `stream` to become readable (it is not): its first wait
-/// arms its poll on this worker's ring.
-async fn wait_once(stream: &UnixStream) {
-    let readable = std::pin::pin!(stream.readable());
-    assert!(futures::poll!(readable).is_pending());
-}
-
 /// Reads `peer` until EOF; fails if data or a timeout comes instead.
 ///
 /// `EINTR` is retried: a read with a timeout (`SO_RCVTIMEO`) is never
@@ -547,15 +540,15 @@ fn resources_dropped_away_from_their_ring_close() {
     run_alone(TEST_TIMEOUT, || {
         let baseline = open_fds();
         let rt = uring(2);
-        // (a) Polled on worker X (its first wait arms the poll there),
-        // dropped on worker Y while X is busy: the cancel waits for X,
-        // which then closes the socket.
+        // (a) Registered on worker X, dropped on worker Y while X is busy:
+        // the cancel waits for X, which then closes the socket. (The yield
+        // lets X take its turn, which arms the poll.)
         let (to_test, from_x) = std_mpsc::channel();
         let (release_x, x_blocked) = std_mpsc::channel::<()>();
         let x_task = rt.spawn(async move {
-            let x = tokiwa::runtime::worker_index().unwrap();
             let (ours, peer) = pair();
-            wait_once(&ours).await;
+            tokiwa::task::yield_now().await;
+            let x = tokiwa::runtime::worker_index().unwrap();
             to_test.send((x, ours, peer)).unwrap();
             // Holds worker X, so the next task runs on the other one.
             x_blocked.recv().unwrap();
@@ -573,16 +566,10 @@ fn resources_dropped_away_from_their_ring_close() {
         assert_eof(&mut peer);
         drop(peer);
 
-        // (b) Polled on a worker, dropped on a thread outside the runtime
-        // while the runtime idles: the request wakes the owner.
+        // (b) Registered on a worker, dropped on a thread outside the
+        // runtime while the runtime idles: the request wakes the owner.
         for _ in 0..10 {
-            let (ours, mut peer) = rt
-                .block_on(rt.spawn(async {
-                    let (ours, peer) = pair();
-                    wait_once(&ours).await;
-                    (ours, peer)
-                }))
-                .unwrap();
+            let (ours, mut peer) = rt.block_on(rt.spawn(async { pair() })).unwrap();
             thread::spawn(move || drop(ours)).join().unwrap();
             assert_eof(&mut peer);
         }
@@ -739,6 +726,8 @@ fn a_socket_poll_ended_by_the_kernel_is_rearmed_and_loses_nothing() {
             let rt = uring(workers);
             rt.block_on(rt.spawn(async {
                 let (mut ours, mut peer) = pair();
+                // Registration arms the poll at the worker's next turn.
+                tokiwa::task::yield_now().await;
                 let mut buf = [0u8; 5];
                 for round in 0..3u8 {
                     // The reader waits; its poll is ended under it.

@@ -112,8 +112,7 @@ enum Mode {
     },
 }
 
-/// When a resource registered off the workers gets its driver (legacy
-/// mode; io_uring mode always arms a resource's poll at its first wait).
+/// When a resource registered off the workers gets its driver.
 #[cfg(tokiwa_io_driver)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Place {
@@ -256,15 +255,13 @@ impl Handle {
         }
     }
 
-    /// Registers `fd`. Legacy mode: with the reactor of the worker this
-    /// runs on; off the workers (an accept loop in `block_on`, a thread of
-    /// its own, another runtime's worker), `place` says whether it is
-    /// registered now, with the reactor its descriptor's number picks, or
-    /// left for the first task that waits on it to register with its own
-    /// worker's (see `legacy/placement.rs`). io_uring mode: always left for
-    /// the first wait, so that the poll reports the readiness of that
-    /// moment (see `uring/home.rs`). Reached through [`Handle::io`], which
-    /// checks that I/O is enabled.
+    /// Registers `fd` with the driver of the worker this runs on. Off the
+    /// workers (an accept loop in `block_on`, a thread of its own, another
+    /// runtime's worker), `place` says whether it is registered now, with
+    /// the driver its descriptor's number picks, or left for the first
+    /// task that waits on it to register with its own worker's (see
+    /// `legacy/placement.rs` and `uring/home.rs`). Reached through
+    /// [`Handle::io`], which checks that I/O is enabled.
     #[cfg(tokiwa_io_driver)]
     pub(crate) fn register(
         &self,
@@ -272,22 +269,29 @@ impl Handle {
         interest: crate::io::Interest,
         place: Place,
     ) -> io::Result<(Backend, std::sync::Arc<scheduled_io::ScheduledIo>)> {
+        let worker = crate::runtime::worker_index();
         match &self.mode {
             #[cfg(feature = "uring")]
             Mode::Uring { rings, .. } => {
-                // Every resource gets its poll at its first wait, whatever
-                // `place` says: a poll armed earlier would report the
-                // readiness of the registration, not of the wait (see
-                // `uring/home.rs`). Nothing is refused later that an eager
-                // arm would have refused: `AsyncFd` checks pollability
-                // first (`refuse_unpollable`).
-                let (homed, io) = uring::Homed::unplaced(rings.clone(), fd, interest)?;
+                let n = rings.len();
+                let index = match worker {
+                    // A worker that owns its ring: registered there (and
+                    // armed at its next turn, see `uring/io.rs`).
+                    Some(worker) if rings[worker % n].is_owned_here() => worker % n,
+                    _ if place == Place::AtFirstWait => {
+                        let (homed, io) = uring::Homed::unplaced(rings.clone(), fd, interest)?;
+                        return Ok((Backend::Uring(homed), io));
+                    }
+                    _ => fd as usize % n,
+                };
+                let (io, token) = rings[index].register(fd, interest)?;
+                let homed = uring::Homed::new(rings.clone(), index, token, fd, interest);
                 Ok((Backend::Uring(homed), io))
             }
             Mode::Legacy { reactors } => {
                 let reactors = reactors.clone().expect("checked by `io()`");
                 let n = reactors.len();
-                let (placement, io) = match crate::runtime::worker_index() {
+                let (placement, io) = match worker {
                     Some(worker) => {
                         legacy::Placement::register(reactors, worker % n, fd, interest)?
                     }

@@ -54,9 +54,7 @@ impl Registration {
     }
 
     /// Registers `fd` with `handle`'s driver now, so that a descriptor the
-    /// driver cannot poll is refused here, as tokio refuses it. (io_uring
-    /// mode arms every poll at the first wait; `new_for_any_fd` checks
-    /// pollability before.)
+    /// driver cannot poll is refused here, as tokio refuses it.
     #[track_caller]
     pub(crate) fn new_with_handle(
         fd: RawFd,

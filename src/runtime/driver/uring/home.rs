@@ -1,8 +1,8 @@
 //! Where a resource's poll lives, and moving it to the worker whose tasks
 //! wait on it.
 //!
-//! A resource's multishot poll sits on the ring of the worker whose task
-//! first waited on it (see below), and its completions wake the waiting task into *that*
+//! A resource's multishot poll sits on the ring of the worker that
+//! registered it, and its completions wake the waiting task into *that*
 //! worker's queue. Work stealing moves tasks between workers, though: a
 //! connection accepted on worker A and stolen by worker B would keep being
 //! woken on A and stolen back, and every readiness of it would cost a
@@ -16,37 +16,18 @@
 //! poll reports readiness that exists when it is armed, so no edge is
 //! lost in the move.
 //!
-//! **A resource starts with no poll at all** (it is *unplaced*): the first
-//! task that waits on it arms its poll, on its own worker's ring, directly
-//! (it owns that ring). Two reasons:
-//!
-//! * *Readiness as epoll reports it.* A multishot poll that finds its file
-//!   ready when armed completes at once with the mask of that moment, and
-//!   the completion is reaped later, as it stands. epoll instead evaluates
-//!   a ready descriptor again when its events are collected. A poll armed
-//!   at registration therefore reported what the descriptor had then: a
-//!   socket registered, then filled by writes the runtime never saw (the
-//!   descriptor used directly, as `AsyncFd` users do), was reported
-//!   writable to its first writer. Armed at the first wait, the poll
-//!   reports what the descriptor has when a task goes to sleep on it, and
-//!   every later completion a wakeup that happened while it slept. (The
-//!   residual difference: descriptor operations made behind the runtime's
-//!   back *while* a task waits, between a completion and its reaping, are
-//!   not seen by it; epoll would see them.)
-//! * *The worker that waits.* A server's accept loop usually runs in
-//!   `block_on`, on the main thread, and spawns a task per connection,
-//!   which some worker then runs. Arming the new socket's poll on a ring
-//!   chosen at accept time cost a request to that ring's owner (and an
-//!   eventfd write if it slept) per connection, and then, half the time, a
-//!   move once the task had waited from another worker twice.
-//!
-//! It costs nothing: a resource that is waited on arms one poll, with one
-//! submit, at its first wait instead of at its registration; one that is
-//! never waited on (every operation succeeded at once) arms none and needs
-//! no cancel. A poll armed on a descriptor that is already ready completes
-//! at once, so readiness that arrived before is not lost. A resource first
-//! waited on outside any worker is placed by its descriptor's number,
-//! through a request.
+//! **A resource made off the workers starts with no poll at all.** A
+//! server's accept loop usually runs in `block_on`, on the main thread,
+//! and spawns a task per connection, which some worker then runs. Arming
+//! the new socket's poll on a ring chosen at accept time cost a request to
+//! that ring's owner (and an eventfd write if it slept) per connection,
+//! and then, half the time, a move once the task had waited from another
+//! worker twice. Instead such a resource is *unplaced*: the first task
+//! that waits on it arms its poll on its own worker's ring, directly (it
+//! owns that ring). A poll armed on a socket that is already ready
+//! completes at once, so readiness that arrived before is not lost. A
+//! resource first waited on outside any worker is placed by its
+//! descriptor's number, through a request, as before.
 use super::{Rings, WorkerRing};
 use crate::runtime::driver::scheduled_io::{shutdown_error, ScheduledIo};
 use std::io;
@@ -88,24 +69,31 @@ struct Home {
 }
 
 impl Homed {
-    fn new(rings: Rings, fd: RawFd, interest: crate::io::Interest) -> Homed {
+    pub(crate) fn new(
+        rings: Rings,
+        worker: usize,
+        token: u64,
+        fd: RawFd,
+        interest: crate::io::Interest,
+    ) -> Homed {
         Homed {
             rings,
             fd,
             interest,
-            home_index: AtomicUsize::new(UNPLACED),
+            home_index: AtomicUsize::new(worker),
             foreign_pending: AtomicBool::new(false),
             home: Mutex::new(Home {
-                worker: UNPLACED,
-                token: 0,
+                worker,
+                token,
                 foreign: None,
                 gone: false,
             }),
         }
     }
 
-    /// A newly registered resource: no poll until the first wait places
-    /// it (see the module doc). Returns it with its readiness word.
+    /// A resource registered off the workers: no poll until the first
+    /// wait places it (see the module doc). Returns it with its readiness
+    /// word.
     ///
     /// # Errors
     ///
@@ -118,7 +106,7 @@ impl Homed {
         if rings[0].is_closed() {
             return Err(shutdown_error());
         }
-        let homed = Homed::new(rings, fd, interest);
+        let homed = Homed::new(rings, UNPLACED, 0, fd, interest);
         Ok((homed, Arc::new(ScheduledIo::new())))
     }
 
