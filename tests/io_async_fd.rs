@@ -108,6 +108,44 @@ rt_test! {
         });
     }
 
+    /// Readiness is what the descriptor has when a task waits for it, as
+    /// epoll reports it, not what it had at registration: a socket filled
+    /// behind the runtime's back (raw writes) right after its registration
+    /// is not reported writable, however often the driver turns, until the
+    /// peer drains it. (On io_uring a poll armed at registration completed
+    /// at once with that moment's WRITABLE, reaped only later.) Run in a
+    /// task so that it registers on a worker, where the poll used to be
+    /// armed at once.
+    fn write_readiness_filled_before_the_first_wait_is_not_reported() {
+        rt().block_on(async {
+            tokiwa::spawn(async {
+                let (a, mut b) = pair();
+                let a = reg(a).unwrap();
+                let mut filled = 0;
+                while let Ok(n) = a.get_ref().write(&[0; 512]) {
+                    filled += n;
+                }
+                let mut write_ready =
+                    std::future::poll_fn(|cx| a.poll_write_ready(cx).map(|r| r.map(drop)));
+                for turn in 0..4 {
+                    assert!(
+                        futures::poll!(&mut write_ready).is_pending(),
+                        "writable reported for a full socket (turn {turn})"
+                    );
+                    // Each yield lets the driver reap what it has.
+                    tokiwa::task::yield_now().await;
+                }
+                let mut buf = [0u8; 4096];
+                while filled > 0 {
+                    filled -= b.read(&mut buf).unwrap();
+                }
+                write_ready.await.unwrap();
+            })
+            .await
+            .unwrap();
+        });
+    }
+
     fn async_io_retries_until_data_arrives() {
         rt().block_on(async {
             let (a, mut b) = pair();

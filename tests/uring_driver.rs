@@ -541,12 +541,14 @@ fn resources_dropped_away_from_their_ring_close() {
         let baseline = open_fds();
         let rt = uring(2);
         // (a) Registered on worker X, dropped on worker Y while X is busy:
-        // the cancel waits for X, which then closes the socket.
+        // the cancel waits for X, which then closes the socket. (The yield
+        // lets X take its turn, which arms the poll.)
         let (to_test, from_x) = std_mpsc::channel();
         let (release_x, x_blocked) = std_mpsc::channel::<()>();
         let x_task = rt.spawn(async move {
-            let x = tokiwa::runtime::worker_index().unwrap();
             let (ours, peer) = pair();
+            tokiwa::task::yield_now().await;
+            let x = tokiwa::runtime::worker_index().unwrap();
             to_test.send((x, ours, peer)).unwrap();
             // Holds worker X, so the next task runs on the other one.
             x_blocked.recv().unwrap();
@@ -724,6 +726,8 @@ fn a_socket_poll_ended_by_the_kernel_is_rearmed_and_loses_nothing() {
             let rt = uring(workers);
             rt.block_on(rt.spawn(async {
                 let (mut ours, mut peer) = pair();
+                // Registration arms the poll at the worker's next turn.
+                tokiwa::task::yield_now().await;
                 let mut buf = [0u8; 5];
                 for round in 0..3u8 {
                     // The reader waits; its poll is ended under it.

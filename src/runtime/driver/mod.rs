@@ -275,7 +275,8 @@ impl Handle {
             Mode::Uring { rings, .. } => {
                 let n = rings.len();
                 let index = match worker {
-                    // A worker that owns its ring: armed there at once.
+                    // A worker that owns its ring: registered there (and
+                    // armed at its next turn, see `uring/io.rs`).
                     Some(worker) if rings[worker % n].is_owned_here() => worker % n,
                     _ if place == Place::AtFirstWait => {
                         let (homed, io) = uring::Homed::unplaced(rings.clone(), fd, interest)?;

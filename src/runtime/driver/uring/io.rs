@@ -29,6 +29,27 @@
 //!   else at its next maintenance tick. On the owner itself the cancel is
 //!   submitted at once.
 //!
+//! **When a poll is armed.** A multishot poll that finds its file ready
+//! when armed completes at once with the mask of that moment, and the
+//! completion is delivered as it stands, however much later it is reaped.
+//! epoll instead evaluates a ready descriptor again when its events are
+//! collected. So a poll armed at registration reported what the descriptor
+//! had then: an `AsyncFd` registered, then filled by writes the runtime
+//! never saw, was reported writable to its first writer, where tokio says
+//! it is not. A registration therefore only queues an `Arm` request, on
+//! the registering worker's own ring too, and the owner arms it when it
+//! next takes its requests: at the start of its next `reap` or `park`,
+//! right before it collects completions, which is when epoll would have
+//! evaluated it. (Readiness still becomes known at that turn without any
+//! wait: `try_io` after a yield sees it, as with epoll.) This costs
+//! nothing: the arms a turn finds share one submit, where each
+//! registration used to submit its own. A task that waits arms nothing
+//! early either (`home.rs` arms at the first wait only resources that
+//! have no ring yet, and moves polls): such a poll reports the readiness
+//! of the wait. The residual difference from epoll is confined to
+//! descriptor operations made behind the runtime's back between a
+//! completion and its reaping.
+//!
 //! **Re-arming.** A multishot poll can end (a final completion without
 //! `F_MORE` for a live slot, or a ring that was replaced when the core
 //! changed threads). The owner arms it again by descriptor number while it

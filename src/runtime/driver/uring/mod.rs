@@ -335,15 +335,26 @@ impl WorkerRing {
         self.waker.state.park(&mut wait, timeout)
     }
 
-    /// Registers `fd`: on this worker's ring directly when the caller
-    /// drives the worker, else through a request to it.
+    /// Registers `fd` with this ring. Its poll is armed at the ring's next
+    /// turn (`reap` or `park`), not now, so that it reports the readiness
+    /// of that turn, as epoll reports what a descriptor has when the
+    /// events are collected (see "When a poll is armed" in `io.rs`). The
+    /// owner queues the request for itself: no unpark, it takes its
+    /// requests before it sleeps. Any other thread unparks the owner.
     pub(crate) fn register(
         &self,
         fd: RawFd,
         interest: Interest,
     ) -> std::io::Result<(Arc<ScheduledIo>, u64)> {
         let io = Arc::new(ScheduledIo::new());
-        let token = self.register_existing(fd, interest, io.clone())?;
+        let (token, request) = self.io.register(fd, interest, io.clone(), None)?;
+        if let Some(request) = request {
+            if self.is_owned_here() {
+                self.io.send(request);
+            } else {
+                self.send(request);
+            }
+        }
         Ok((io, token))
     }
 
