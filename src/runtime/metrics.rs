@@ -58,8 +58,8 @@ impl WorkerMetrics {
     /// busy period to publish begins.
     pub(crate) fn add_busy(&self, since: Instant) -> Instant {
         let now = Instant::now();
-        let nanos = u64::try_from(now.saturating_duration_since(since).as_nanos())
-            .unwrap_or(u64::MAX);
+        let nanos =
+            u64::try_from(now.saturating_duration_since(since).as_nanos()).unwrap_or(u64::MAX);
         let total = &self.busy_duration_total;
         total.store(total.load(Relaxed).saturating_add(nanos), Relaxed);
         now
