@@ -63,6 +63,11 @@ impl Watch for FakeWatch {
         Ok(())
     }
 
+    fn disarm(&self) -> io::Result<()> {
+        self.0 .0.lock().unwrap().armed = false;
+        Ok(())
+    }
+
     fn wait(&self, _timeout: Option<Duration>) -> io::Result<Woken> {
         let mut kernel = self.0 .0.lock().unwrap();
         loop {
@@ -173,4 +178,58 @@ fn loom_events_reach_a_worker_that_sleeps_again() {
 #[test]
 fn loom_events_reach_a_sleeper_whose_epoll_another_worker_reaped() {
     sleep_through(1, true);
+}
+
+/// A current-thread runtime outside `block_on`: nobody drives the worker,
+/// so its watch is disarmed (`PollGate::worker_detached`) and an event
+/// that arrives then waits in its epoll. The next thread to drive it
+/// attaches, reaps, arms and sleeps; the event reaches it whether it came
+/// before the attach, between the reap and the arm, or during the sleep.
+#[test]
+fn loom_event_while_detached_reaches_the_next_driver() {
+    model_with_preemptions(3, || {
+        let watch = FakeWatch::new();
+        let gate = Arc::new(PollGate::new(watch.clone()).unwrap());
+        gate.worker_detached().unwrap();
+        let mut parker = Parker::new();
+        let unparker = parker.unparker();
+        let handled = Arc::new(AtomicUsize::new(0));
+
+        let poll_thread = {
+            let (gate, watch, handled) = (gate.clone(), watch.clone(), handled.clone());
+            thread::spawn(move || {
+                let mut watching = Watching::default();
+                loop {
+                    match gate.next_turn(Duration::from_secs(3600), &mut watching) {
+                        Turn::Stop => return,
+                        Turn::ReapForStuck => unreachable!("timeouts are not modelled"),
+                        Turn::ReapForSleeper => {
+                            let n = watch.reap();
+                            handled.fetch_add(n, SeqCst);
+                            gate.delivered(n, || unparker.unpark());
+                        }
+                    }
+                }
+            })
+        };
+        let driver = {
+            let (gate, watch, handled) = (gate.clone(), watch.clone(), handled.clone());
+            thread::spawn(move || {
+                gate.worker_awake();
+                while handled.load(SeqCst) < 1 {
+                    let n = watch.reap();
+                    handled.fetch_add(n, SeqCst);
+                    if n == 0 && handled.load(SeqCst) < 1 {
+                        gate.worker_parking().unwrap();
+                        parker.park(None);
+                        gate.worker_awake();
+                    }
+                }
+            })
+        };
+        watch.push();
+        driver.join().unwrap();
+        watch.stop();
+        poll_thread.join().unwrap();
+    });
 }

@@ -343,13 +343,18 @@ impl Handle {
     }
 
     /// No thread drives worker `index` any more (a current-thread
-    /// runtime's core was put back): its poll thread delivers its events
-    /// until a thread attaches again.
+    /// runtime's core was put back): as in tokio, its events wait until a
+    /// thread attaches again, whose first park reaps them. (In io_uring
+    /// mode the same holds by construction: only the ring's issuer turns
+    /// it.)
     pub(crate) fn detach(&self, index: usize) {
-        // If the poll thread's watch cannot be armed, the events wait in
-        // the epoll: nothing runs this worker's tasks until a thread
-        // attaches again anyway, and the first thing it does is reap.
-        let _ = self.set_parked(index, true);
+        #[cfg(tokiwa_io_driver)]
+        if let Some(reactor) = self.reactors().get(index) {
+            // A failed disarm only lets the poll thread deliver events
+            // early, which wakes tasks nobody runs until then.
+            let _ = reactor.detach_worker();
+        }
+        let _ = index;
     }
 
     /// The calling thread is about to let go of worker `index` (its core

@@ -60,6 +60,9 @@ pub(crate) trait Watch {
     /// [`Woken::Fired`] and disarms it.
     fn arm(&self) -> io::Result<()>;
 
+    /// Disarms the watch: no event fires it until the next [`Watch::arm`].
+    fn disarm(&self) -> io::Result<()>;
+
     /// Blocks until the armed watch fires, the stop signal, or `timeout`
     /// (`None`: no limit).
     fn wait(&self, timeout: Option<Duration>) -> io::Result<Woken>;
@@ -111,7 +114,10 @@ pub(crate) struct PollGate<W> {
 
 impl<W: Watch> PollGate<W> {
     /// Starts parked, with the watch armed: until a thread drives the
-    /// worker, the poll thread reaps.
+    /// worker, the poll thread reaps (a worker thread that attaches and
+    /// gets stuck before it ever parks is then still watched). A
+    /// current-thread runtime, which nobody may ever drive, detaches at
+    /// once ([`PollGate::worker_detached`]).
     pub(crate) fn new(watch: W) -> io::Result<PollGate<W>> {
         watch.arm()?;
         Ok(PollGate {
@@ -133,6 +139,20 @@ impl<W: Watch> PollGate<W> {
     /// armed: if it fires, the poll thread only starts checking progress.
     pub(crate) fn worker_awake(&self) {
         self.parked.store(false, Ordering::SeqCst);
+    }
+
+    /// No thread drives the worker any more (a current-thread runtime
+    /// outside `block_on`): its events wait in its epoll for the next
+    /// thread that drives it, which reaps first. As in tokio, a runtime
+    /// nobody drives collects no readiness: an event reaped now would
+    /// record readiness that may be gone when the runtime next runs (a
+    /// socket registered, then filled, would read as writable). Marked
+    /// parked, so a watch that fires anyway (armed by an earlier sleep, and
+    /// firing before the disarm) is served as a sleeper's, and the progress
+    /// check stays off. A failed disarm only lets that happen later.
+    pub(crate) fn worker_detached(&self) -> io::Result<()> {
+        self.parked.store(true, Ordering::SeqCst);
+        self.watch.disarm()
     }
 
     /// The worker reaped its epoll (for the stuck-worker check).

@@ -206,6 +206,12 @@ impl Reactor {
         }
     }
 
+    /// No thread drives the owning worker any more: its events wait for
+    /// the next one (see `PollGate::worker_detached`).
+    pub(crate) fn detach_worker(&self) -> io::Result<()> {
+        self.gate.worker_detached()
+    }
+
     /// Whether the runtime shut the reactor down.
     pub(crate) fn is_shutdown(&self) -> bool {
         self.registry.lock().unwrap().is_shutdown

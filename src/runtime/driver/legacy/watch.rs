@@ -46,6 +46,17 @@ impl Watch for EpollWatch {
         )
     }
 
+    fn disarm(&self) -> io::Result<()> {
+        // No events: the same as registered disarmed (see `new`).
+        ctl(
+            &self.epfd,
+            libc::EPOLL_CTL_MOD,
+            self.watched,
+            0,
+            WORKER_EPOLL,
+        )
+    }
+
     fn wait(&self, timeout: Option<Duration>) -> io::Result<Woken> {
         let timeout_ms = match timeout {
             // Rounded up, so a short timeout is not a busy poll.

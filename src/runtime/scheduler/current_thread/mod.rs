@@ -126,6 +126,8 @@ impl Handle {
         thread_name: &str,
     ) -> std::io::Result<Arc<Handle>> {
         let (driver, mut parkers) = driver::Handle::new(driver_config, 1, thread_name)?;
+        // Its core waits for a `block_on`, which may never come.
+        driver.detach(0);
         let park = parkers.pop().expect("one parker");
         let unpark = park.unparker();
         Ok(Arc::new(Handle {
