@@ -302,23 +302,38 @@ fn register_gives_the_object_back() {
     });
 }
 
-/// Legacy mode: a worker stuck in a long poll must not hold up readiness
-/// of the descriptors registered with its reactor: another worker
-/// (spinning, or woken by the stuck worker's poll thread) serves them. (In
-/// io_uring mode only the ring's owner can reap it; `block_in_place` moves
-/// the ring with the core instead, see `uring_driver.rs`.)
+/// A worker stuck in a long poll must not hold up readiness of the
+/// descriptors registered with its driver: another worker serves them. In
+/// legacy mode the stuck worker's poll thread (or a worker that looks at a
+/// sleeping or stalled peer's epoll) reaps for it; in io_uring mode, where
+/// only the ring's owner can reap it, another worker polls the stalled
+/// ring's descriptors (`uring/rescue.rs`).
 #[test]
 fn readiness_reaches_another_worker_while_the_registering_one_is_stuck() {
-    use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
-    use std::sync::mpsc;
-    use std::time::Duration;
-    support::watchdog(support::TEST_TIMEOUT, || {
-        let rt = tokiwa::runtime::Builder::new_multi_thread()
+    stuck_worker_does_not_hold_up_readiness(|| {
+        tokiwa::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .driver(tokiwa::runtime::Driver::Legacy)
             .enable_all()
             .build()
-            .unwrap();
+            .ok()
+    });
+}
+
+#[cfg(feature = "uring")]
+#[test]
+fn uring_readiness_reaches_another_worker_while_the_registering_one_is_stuck() {
+    stuck_worker_does_not_hold_up_readiness(|| support::flavor::uring_or_skip(Some(2)));
+}
+
+fn stuck_worker_does_not_hold_up_readiness(runtime: fn() -> Option<tokiwa::runtime::Runtime>) {
+    use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+    use std::sync::mpsc;
+    use std::time::Duration;
+    support::watchdog(support::TEST_TIMEOUT, move || {
+        let Some(rt) = runtime() else {
+            return;
+        };
         let stuck_over = Arc::new(AtomicBool::new(false));
         let (a, mut b) = pair();
         let (fd_tx, fd_rx) = mpsc::channel();

@@ -48,6 +48,8 @@ pub(crate) mod ring_metrics;
 #[cfg(tokiwa_io_driver)]
 pub(crate) mod scheduled_io;
 #[cfg(feature = "uring")]
+pub(crate) mod stall;
+#[cfg(feature = "uring")]
 pub(crate) mod uring;
 
 pub use choice::Driver;
@@ -485,6 +487,75 @@ impl Handle {
         }
         let _ = index;
         false
+    }
+
+    /// Worker `index` ran a task (`tick`: its scheduler's counter), for
+    /// the other workers' stall check (io_uring mode, `stall.rs`).
+    pub(crate) fn note_progress(&self, index: usize, tick: u64) {
+        #[cfg(feature = "uring")]
+        if let Some(ring) = self.rings().get(index) {
+            ring.note_progress(tick);
+        }
+        let _ = (index, tick);
+    }
+
+    /// io_uring mode: serves the sockets of other workers that stall
+    /// (`stall.rs`, `uring/rescue.rs`): at a busy maintenance one peer
+    /// (round robin over time), at a park every peer. Returns whether
+    /// anything was woken. (In legacy mode any thread can reap an epoll:
+    /// a sleeping worker's is reaped by the others and its poll thread,
+    /// a stuck one's by its poll thread.)
+    fn serve_stalled(&self, index: usize, reach: park::Reach) -> bool {
+        #[cfg(feature = "uring")]
+        {
+            let rings = self.rings();
+            let n = rings.len();
+            if n < 2 {
+                return false;
+            }
+            let now = stall::now_ns();
+            let peers = if reach == park::Reach::Own {
+                // One look per maintenance is enough: the rule needs two
+                // looks `STALL_AFTER_NS` apart, and maintenances come far
+                // more often.
+                let offset = 1 + (now as usize >> 10) % (n - 1);
+                offset..offset + 1
+            } else {
+                1..n
+            };
+            let (mut fds, mut wakers) = (Vec::new(), Vec::new());
+            for offset in peers {
+                rings[(index + offset) % n].serve_if_stalled(now, &mut fds, &mut wakers);
+            }
+            let woke = !wakers.is_empty();
+            for waker in wakers {
+                waker.wake();
+            }
+            return woke;
+        }
+        #[allow(unreachable_code)]
+        {
+            let _ = (index, reach);
+            false
+        }
+    }
+
+    /// io_uring mode: whether a worker other than `index` is awake (its
+    /// ring may stall; see `park::PEER_WATCH`).
+    fn has_awake_peer_ring(&self, index: usize) -> bool {
+        #[cfg(feature = "uring")]
+        {
+            let rings = self.rings();
+            return rings
+                .iter()
+                .enumerate()
+                .any(|(i, ring)| i != index && !ring.is_sleeping());
+        }
+        #[allow(unreachable_code)]
+        {
+            let _ = index;
+            false
+        }
     }
 
     /// Fires worker `index`'s expired timers. Returns whether any fired.

@@ -69,6 +69,12 @@ pub(crate) enum Reach {
 /// then reaps its own events this often.
 const UNWATCHED_SLEEP: std::time::Duration = std::time::Duration::from_millis(1);
 
+/// io_uring mode: how long a worker sleeps at most while another worker
+/// is awake, so that a peer stuck in a long poll has its sockets served
+/// (`uring/rescue.rs`) even when every other worker is idle. In legacy
+/// mode the stuck worker's poll thread does this (`STUCK_WORKER`).
+const PEER_WATCH: std::time::Duration = std::time::Duration::from_millis(10);
+
 /// Withdraws a worker's announcement (step 5) when dropped.
 struct Announced<'a> {
     driver: &'a Handle,
@@ -111,10 +117,17 @@ impl Handle {
     /// unparked or until the worker's next timer is due (and, when its
     /// events are not `watched` by a poll thread, `UNWATCHED_SLEEP`).
     fn block(&self, index: usize, parker: &mut Parker, watched: bool) {
-        let cap = |timeout: Option<std::time::Duration>| match (watched, timeout) {
-            (true, timeout) => timeout,
-            (false, Some(t)) => Some(t.min(UNWATCHED_SLEEP)),
-            (false, None) => Some(UNWATCHED_SLEEP),
+        let limit = if !watched {
+            Some(UNWATCHED_SLEEP)
+        } else if self.has_awake_peer_ring(index) {
+            Some(PEER_WATCH)
+        } else {
+            None
+        };
+        let cap = |timeout: Option<std::time::Duration>| match (limit, timeout) {
+            (None, timeout) => timeout,
+            (Some(limit), Some(t)) => Some(t.min(limit)),
+            (Some(limit), None) => Some(limit),
         };
         #[cfg(feature = "time")]
         if let Some(time) = self.time_opt() {
@@ -135,6 +148,7 @@ impl Handle {
         crate::signal_registry::publish();
         let mut woke = self.reap_own(index, reach == Reach::Own);
         woke |= self.process_timers(index);
+        woke |= self.serve_stalled(index, reach);
         if woke || reach == Reach::Own {
             return woke;
         }

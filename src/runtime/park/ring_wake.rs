@@ -78,6 +78,12 @@ impl WakeState {
         }
     }
 
+    /// Whether the worker sleeps in its ring (a hint).
+    #[cfg_attr(not(feature = "uring"), allow(dead_code))]
+    pub(crate) fn is_parked(&self) -> bool {
+        self.token.is_parked()
+    }
+
     /// The notifier's side: only the notifier that finds the worker
     /// asleep writes the eventfd.
     pub(crate) fn unpark(&self, signal: &impl WakeSignal) -> Notify {

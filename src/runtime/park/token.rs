@@ -73,6 +73,12 @@ impl WakeToken {
         self.state.swap(EMPTY, SeqCst) == NOTIFIED
     }
 
+    /// Whether the worker sleeps (a hint: stale as soon as it is read).
+    #[cfg_attr(not(feature = "uring"), allow(dead_code))]
+    pub(crate) fn is_parked(&self) -> bool {
+        self.state.load(SeqCst) == PARKED
+    }
+
     /// The notifier: leaves a notification. Returns whether the worker was
     /// asleep, in which case the caller must wake it.
     pub(crate) fn notify(&self) -> bool {

@@ -277,6 +277,73 @@ impl IoState {
         }
     }
 
+    /// Another worker serves this ring's sockets while its owner does not
+    /// turn (see `rescue.rs`): asks the kernel, with one non-blocking
+    /// `poll(2)`, which of at most `cap` registered resources (from `cursor` on,
+    /// round robin) are ready now, records that readiness and collects
+    /// their wakers. Returns the next cursor.
+    ///
+    /// Under the registry lock: a dropper deregisters under it before it
+    /// closes its descriptor, so every descriptor polled here is open.
+    pub(crate) fn probe_ready(
+        &self,
+        cursor: usize,
+        cap: usize,
+        fds: &mut Vec<libc::pollfd>,
+        wakers: &mut Vec<Waker>,
+    ) -> usize {
+        let registry = self.registry.lock().unwrap();
+        if registry.is_shutdown || registry.slots.is_empty() {
+            return 0;
+        }
+        fds.clear();
+        let mut keys = Vec::with_capacity(cap.min(registry.slots.len()));
+        let start = cursor % registry.slots.capacity().max(1);
+        let mut next = start;
+        for (key, slot) in registry
+            .slots
+            .iter()
+            .filter(|(key, _)| *key >= start)
+            .chain(registry.slots.iter().filter(|(key, _)| *key < start))
+        {
+            if keys.len() == cap {
+                next = key;
+                break;
+            }
+            // A slot whose poll is not armed yet (registered, waiting for
+            // the owner's next turn) is polled too: its descriptor is open
+            // all the same.
+            if slot.cancelling {
+                continue;
+            }
+            fds.push(libc::pollfd {
+                fd: slot.fd,
+                events: slot.mask as libc::c_short,
+                revents: 0,
+            });
+            keys.push(key);
+        }
+        if fds.is_empty() {
+            return next;
+        }
+        // SAFETY: `fds` is a valid array of `fds.len()` entries; a zero
+        // timeout never blocks. The descriptors are open (see above).
+        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, 0) };
+        if n <= 0 {
+            return next;
+        }
+        for (pollfd, key) in fds.iter().zip(&keys) {
+            if pollfd.revents == 0 {
+                continue;
+            }
+            let ready = Ready::from_epoll(pollfd.revents as u16 as u32);
+            let slot = &registry.slots[*key];
+            slot.io.set_readiness(ready);
+            slot.io.take_wakers(ready, wakers);
+        }
+        next
+    }
+
     /// Queues a request for the owner (the caller then unparks it).
     pub(crate) fn send(&self, request: Request) {
         self.requests.lock().unwrap().push(request);

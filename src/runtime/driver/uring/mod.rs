@@ -34,6 +34,7 @@ mod io;
 #[cfg_attr(not(feature = "fs"), allow(dead_code))]
 pub(crate) mod op;
 pub(crate) mod probe;
+pub(crate) mod rescue;
 mod ring;
 mod wake;
 
@@ -77,6 +78,10 @@ pub(crate) struct WorkerRing {
     waker: wake::WakeFd,
     io: io::IoState,
     ops: op::OpTable,
+    /// The owner's progress, for other workers (`rescue.rs`).
+    stall: crate::runtime::driver::stall::StallWatch,
+    /// Where the next rescue's poll starts (round robin).
+    rescue_cursor: std::sync::atomic::AtomicUsize,
 }
 
 /// The parker of a worker in io_uring mode.
@@ -106,6 +111,8 @@ impl WorkerRing {
             waker,
             io: io::IoState::new(),
             ops: op::OpTable::default(),
+            stall: Default::default(),
+            rescue_cursor: std::sync::atomic::AtomicUsize::new(0),
         }))
     }
 

@@ -251,6 +251,10 @@ impl Context {
         core.tuning.start_batch(core.stats.polls);
         while !core.is_shutdown {
             core.tick = core.tick.wrapping_add(1);
+            // For the other workers' stall check (`driver/stall.rs`).
+            handle
+                .driver
+                .note_progress(core.index, u64::from(core.tick));
             if core.tick % config.event_interval == 0 {
                 core.tuning.end_batch(core.stats.polls);
                 core = self.maintenance(core);

@@ -1,0 +1,81 @@
+//! Noticing a worker that stalls, so another can serve its sockets.
+//!
+//! Each worker's sockets are polled by its own driver: its epoll (legacy
+//! mode) or its ring (io_uring mode, where only the owner can even reap
+//! it). A worker that is awake but does not run (a thread preempted for a
+//! scheduler tick on a machine with more runnable threads than CPUs, or a
+//! task stuck in a long poll) holds its sockets' readiness until it runs
+//! again, where tokio's one shared epoll lets any worker take it. Under
+//! load from another process on the same two CPUs that was the whole tail
+//! of the io_uring driver at 16 connections: p99.9 of one tick (4 ms).
+//!
+//! [`StallWatch`] is the evidence: the owner publishes its progress (its
+//! scheduler tick, once per task it runs), and another worker that finds
+//! the same progress twice, [`STALL_AFTER`] or more apart, while the owner
+//! is not asleep (a sleeping owner is woken by the kernel for any event),
+//! claims one rescue of it (`uring/rescue.rs`, `legacy/reactor.rs`). A
+//! busy owner that keeps running tasks is not stalled, however long it
+//! goes between looks at its driver: serving its sockets from elsewhere
+//! then only moved its tasks back and forth (measured: `wrk` at 64
+//! connections, waits crossing workers per request went from 0.42 to 0.85
+//! with a rule based on the driver's last turn).
+//!
+//! Everything here is a hint, `Relaxed`: a stale read costs one needless
+//! rescue (a non-blocking look at the driver) or one rescue later, and the
+//! readiness itself always comes from the kernel.
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::OnceLock;
+use std::time::Instant;
+
+/// How long an awake worker must show no progress before another serves
+/// its sockets.
+pub(crate) const STALL_AFTER_NS: u64 = 200_000;
+
+/// Nanoseconds since the first call in this process: a monotonic clock
+/// that fits an atomic.
+pub(crate) fn now_ns() -> u64 {
+    static BASE: OnceLock<Instant> = OnceLock::new();
+    let base = *BASE.get_or_init(Instant::now);
+    Instant::now().saturating_duration_since(base).as_nanos() as u64
+}
+
+/// One worker's progress, as other workers see it.
+#[derive(Debug, Default)]
+pub(crate) struct StallWatch {
+    /// The owner's scheduler tick (one writer: the thread holding the
+    /// worker's core).
+    progress: AtomicU64,
+    /// What a looker saw last, and when (`now_ns`).
+    seen_progress: AtomicU64,
+    seen_at: AtomicU64,
+    /// When the last rescue was claimed: one per `STALL_AFTER_NS`.
+    rescued_at: AtomicU64,
+}
+
+impl StallWatch {
+    /// The owner ran a task: `tick` is its scheduler's counter.
+    pub(crate) fn note_progress(&self, tick: u64) {
+        self.progress.store(tick, Relaxed);
+    }
+
+    /// Another worker at `now`, having checked that the owner is not
+    /// asleep: whether the owner made no progress for `STALL_AFTER_NS`
+    /// and this caller claimed the rescue.
+    pub(crate) fn claim_rescue(&self, now: u64) -> bool {
+        let progress = self.progress.load(Relaxed);
+        if progress != self.seen_progress.load(Relaxed) {
+            self.seen_progress.store(progress, Relaxed);
+            self.seen_at.store(now, Relaxed);
+            return false;
+        }
+        if now.saturating_sub(self.seen_at.load(Relaxed)) < STALL_AFTER_NS {
+            return false;
+        }
+        let rescued = self.rescued_at.load(Relaxed);
+        now.saturating_sub(rescued) >= STALL_AFTER_NS
+            && self
+                .rescued_at
+                .compare_exchange(rescued, now, Relaxed, Relaxed)
+                .is_ok()
+    }
+}
