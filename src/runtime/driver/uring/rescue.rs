@@ -20,7 +20,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::task::Waker;
 
 /// The most resources one rescue polls.
-const RESCUE_CAP: usize = 256;
+const RESCUE_CAP: usize = 32;
 
 impl WorkerRing {
     /// Whether the owner sleeps in the ring (a hint).
