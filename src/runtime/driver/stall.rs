@@ -1,21 +1,23 @@
-//! Noticing a worker that stalls, so another can serve its sockets.
+//! Noticing a worker that stalls, so another can serve its sockets
+//! (io_uring mode).
 //!
-//! Each worker's sockets are polled by its own driver: its epoll (legacy
-//! mode) or its ring (io_uring mode, where only the owner can even reap
-//! it). A worker that is awake but does not run (a thread preempted for a
-//! scheduler tick on a machine with more runnable threads than CPUs, or a
-//! task stuck in a long poll) holds its sockets' readiness until it runs
+//! Each worker's sockets are polled by its own ring, which only the owner
+//! can reap. (In legacy mode any thread can reap an epoll: other workers
+//! reap a sleeping worker's, and its poll thread a stuck one's.) A worker
+//! that is awake but does not run (a thread preempted for a scheduler tick
+//! on a machine with more runnable threads than CPUs, or a task stuck in a
+//! long poll) holds its sockets' readiness until it runs
 //! again, where tokio's one shared epoll lets any worker take it. Under
 //! load from another process on the same two CPUs that was the whole tail
 //! of the io_uring driver at 16 connections: p99.9 of one tick (4 ms).
 //!
 //! [`StallWatch`] is the evidence: the owner publishes its progress (its
 //! scheduler tick, once per task it runs), and another worker that finds
-//! the same progress twice, [`STALL_AFTER`] or more apart, while the owner
+//! the same progress twice, [`STALL_AFTER_NS`] or more apart, while the owner
 //! is not asleep (a sleeping owner is woken by the kernel for any event),
-//! claims one rescue of it (`uring/rescue.rs`, `legacy/reactor.rs`). A
-//! busy owner that keeps running tasks is not stalled, however long it
-//! goes between looks at its driver: serving its sockets from elsewhere
+//! claims one rescue of it (`uring/rescue.rs`). A busy owner that keeps
+//! running tasks is not stalled, however long it goes between looks at
+//! its driver: serving its sockets from elsewhere
 //! then only moved its tasks back and forth (measured: `wrk` at 64
 //! connections, waits crossing workers per request went from 0.42 to 0.85
 //! with a rule based on the driver's last turn).
