@@ -83,6 +83,32 @@ impl Watch for FakeWatch {
     }
 }
 
+/// The poll thread, as `legacy/reactor.rs` runs it: each turn the gate
+/// gives it, reaps the worker's epoll, counts what it took in `handled`,
+/// and delivers (unparking the worker, or re-arming the watch).
+fn spawn_poll_thread(
+    gate: &Arc<PollGate<FakeWatch>>,
+    watch: &FakeWatch,
+    handled: &Arc<AtomicUsize>,
+    unparker: crate::runtime::driver::Unparker,
+) -> thread::JoinHandle<()> {
+    let (gate, watch, handled) = (gate.clone(), watch.clone(), handled.clone());
+    thread::spawn(move || {
+        let mut watching = Watching::default();
+        loop {
+            match gate.next_turn(Duration::from_secs(3600), &mut watching) {
+                Turn::Stop => return,
+                Turn::ReapForStuck => unreachable!("timeouts are not modelled"),
+                Turn::ReapForSleeper => {
+                    let n = watch.reap();
+                    handled.fetch_add(n, SeqCst);
+                    gate.delivered(n, || unparker.unpark());
+                }
+            }
+        }
+    })
+}
+
 /// A worker going to sleep while events arrive: one, then
 /// `events_after_wake` more after it woke and went to sleep again. With
 /// `other_worker`, another worker reaps the sleeping worker's epoll once,
@@ -108,23 +134,7 @@ fn sleep_through(events_after_wake: usize, other_worker: bool) {
         // The worker starts awake (a thread attached it).
         gate.worker_awake();
 
-        let poll_thread = {
-            let (gate, watch, handled) = (gate.clone(), watch.clone(), handled.clone());
-            thread::spawn(move || {
-                let mut watching = Watching::default();
-                loop {
-                    match gate.next_turn(Duration::from_secs(3600), &mut watching) {
-                        Turn::Stop => return,
-                        Turn::ReapForStuck => unreachable!("timeouts are not modelled"),
-                        Turn::ReapForSleeper => {
-                            let n = watch.reap();
-                            handled.fetch_add(n, SeqCst);
-                            gate.delivered(n, || unparker.unpark());
-                        }
-                    }
-                }
-            })
-        };
+        let poll_thread = spawn_poll_thread(&gate, &watch, &handled, unparker);
         // The worker sleeps until every event was handled: last reap, arm,
         // block, as `driver::Handle::park` does.
         let worker = {
@@ -195,23 +205,7 @@ fn loom_event_while_detached_reaches_the_next_driver() {
         let unparker = parker.unparker();
         let handled = Arc::new(AtomicUsize::new(0));
 
-        let poll_thread = {
-            let (gate, watch, handled) = (gate.clone(), watch.clone(), handled.clone());
-            thread::spawn(move || {
-                let mut watching = Watching::default();
-                loop {
-                    match gate.next_turn(Duration::from_secs(3600), &mut watching) {
-                        Turn::Stop => return,
-                        Turn::ReapForStuck => unreachable!("timeouts are not modelled"),
-                        Turn::ReapForSleeper => {
-                            let n = watch.reap();
-                            handled.fetch_add(n, SeqCst);
-                            gate.delivered(n, || unparker.unpark());
-                        }
-                    }
-                }
-            })
-        };
+        let poll_thread = spawn_poll_thread(&gate, &watch, &handled, unparker);
         let driver = {
             let (gate, watch, handled) = (gate.clone(), watch.clone(), handled.clone());
             thread::spawn(move || {
