@@ -540,8 +540,10 @@ impl Handle {
         }
     }
 
-    /// io_uring mode: whether a worker other than `index` is awake (its
-    /// ring may stall; see `park::PEER_WATCH`).
+    /// io_uring mode: whether a worker other than `index` is awake with
+    /// resources registered on its ring (which may stall; see
+    /// `park::PEER_WATCH`). A peer with none has nothing to serve, and an
+    /// idle runtime's workers then park once each, as tokio's do.
     fn has_awake_peer_ring(&self, index: usize) -> bool {
         #[cfg(feature = "uring")]
         {
@@ -549,7 +551,7 @@ impl Handle {
             return rings
                 .iter()
                 .enumerate()
-                .any(|(i, ring)| i != index && !ring.is_sleeping());
+                .any(|(i, ring)| i != index && !ring.is_sleeping() && ring.has_resources());
         }
         #[allow(unreachable_code)]
         {

@@ -277,6 +277,14 @@ impl IoState {
         }
     }
 
+    /// Whether any resource is registered here (never waits: a taken
+    /// lock answers yes).
+    pub(crate) fn has_resources(&self) -> bool {
+        self.registry
+            .try_lock()
+            .map_or(true, |registry| !registry.slots.is_empty())
+    }
+
     /// Another worker serves this ring's sockets while its owner does not
     /// turn (see `rescue.rs`): asks the kernel, with one non-blocking
     /// `poll(2)`, which of at most `cap` registered resources (from `cursor` on,

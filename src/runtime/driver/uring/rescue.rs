@@ -28,6 +28,11 @@ impl WorkerRing {
         self.waker.state.is_parked()
     }
 
+    /// Whether any resource is registered with this ring (a hint).
+    pub(crate) fn has_resources(&self) -> bool {
+        self.io.has_resources()
+    }
+
     /// The owner ran a task (`tick`: its scheduler's counter).
     pub(crate) fn note_progress(&self, tick: u64) {
         self.stall.note_progress(tick);
