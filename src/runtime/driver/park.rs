@@ -70,7 +70,8 @@ pub(crate) enum Reach {
 const UNWATCHED_SLEEP: std::time::Duration = std::time::Duration::from_millis(1);
 
 /// io_uring mode: how long a worker sleeps at most while another worker
-/// is awake, so that a peer stuck in a long poll has its sockets served
+/// with registered sockets is awake (`Handle::has_awake_peer_ring`), so
+/// that a peer stuck in a long poll has its sockets served
 /// (`uring/rescue.rs`) even when every other worker is idle. In legacy
 /// mode the stuck worker's poll thread does this (`STUCK_WORKER`).
 const PEER_WATCH: std::time::Duration = std::time::Duration::from_millis(10);
