@@ -478,11 +478,26 @@ impl Handle {
         {
             let reactors = self.reactors();
             let n = reactors.len();
+            // Backs off while such reaps find nothing (`peer_reaps.rs`).
+            let Some(backoff) = reactors.get(index).map(|r| &r.peer_reaps) else {
+                return false;
+            };
+            if n < 2 || !backoff.due() {
+                return false;
+            }
+            let mut looked = false;
             for offset in 1..n {
                 let reactor = &reactors[(index + offset) % n];
-                if reactor.worker_is_parked() && reactor.reap(false) > 0 {
-                    return true;
+                if reactor.worker_is_parked() {
+                    looked = true;
+                    if reactor.reap(false) > 0 {
+                        backoff.record(true);
+                        return true;
+                    }
                 }
+            }
+            if looked {
+                backoff.record(false);
             }
         }
         let _ = index;

@@ -9,7 +9,10 @@
 //! * `watch.rs`: the poll thread's own epoll, watching the worker's one
 //!   event at a time;
 //! * `placement.rs`: which worker's reactor polls a resource (for one made
-//!   off the workers: its first waiter's).
+//!   off the workers: its first waiter's);
+//! * `peer_reaps.rs`: how often a worker about to sleep reaps its sleeping
+//!   peers' epolls.
+mod peer_reaps;
 mod placement;
 pub(crate) mod poll_gate;
 mod reactor;

@@ -36,6 +36,7 @@
 //! **Edge-triggered.** Every registration uses `EPOLLET`: the kernel
 //! reports each transition once, and readiness is cleared only when an
 //! operation returns `WouldBlock` (see `scheduled_io.rs`).
+use super::peer_reaps::PeerReaps;
 use super::poll_gate::{PollGate, Turn, Watching};
 use super::watch::EpollWatch;
 use crate::io::{Interest, Ready};
@@ -75,6 +76,8 @@ pub(crate) struct Reactor {
     /// reap or the poll thread). Kept across reaps so a reap allocates
     /// nothing.
     reap_buffer: Mutex<(Events, Vec<Waker>)>,
+    /// The owning worker's back-off on reaping its sleeping peers.
+    pub(crate) peer_reaps: PeerReaps,
 }
 
 struct Registry {
@@ -179,6 +182,7 @@ impl Reactor {
             worker,
             busy_limit: per_busy_tick.clamp(1, per_tick),
             reap_buffer: Mutex::new((Events::new(per_tick), Vec::new())),
+            peer_reaps: PeerReaps::default(),
         });
         let poller = reactor.clone();
         let events = Events::new(per_tick);

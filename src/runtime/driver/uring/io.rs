@@ -315,6 +315,8 @@ impl IoState {
             .chain(registry.slots.iter().filter(|(key, _)| *key < start))
         {
             if keys.len() == cap {
+                // The first slot this rescue leaves: the next one starts
+                // there.
                 next = key;
                 break;
             }
@@ -330,6 +332,10 @@ impl IoState {
                 revents: 0,
             });
             keys.push(key);
+            // Past the last slot polled, so a scan that ends exactly at the
+            // cap, or at the end of the slots, does not start the next
+            // rescue in the same place.
+            next = key + 1;
         }
         if fds.is_empty() {
             return next;
@@ -338,6 +344,10 @@ impl IoState {
         // timeout never blocks. The descriptors are open (see above).
         let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, 0) };
         if n <= 0 {
+            // Nothing ready, or the poll failed (`ENOMEM`, `EINTR`): a
+            // rescue is only a head start, and the owner's ring still
+            // delivers this readiness when it runs, so there is nothing
+            // to report or retry.
             return next;
         }
         for (pollfd, key) in fds.iter().zip(&keys) {
