@@ -1,11 +1,20 @@
 //! The echo load generator: a process of its own, started by the bench
-//! (`tokiwa-benches --loadgen-echo ADDR CONNS MSG WARMUP_MS WINDOW_MS`),
-//! that knows nothing of any runtime.
+//! (`tokiwa-benches --loadgen-echo ADDR CONNS MSG WARMUP_MS WINDOW_MS
+//! [RATE]`), that knows nothing of any runtime.
 //!
 //! ONE thread drives every connection with non-blocking sockets and a
 //! level-triggered `epoll`: closed loop, one message outstanding per
 //! connection, latency = from the message's first `write` to the moment
-//! the whole echo is back. One thread handling many completions per wakeup
+//! the whole echo is back.
+//!
+//! **Paced** (`RATE`, round trips per second over all connections): each
+//! connection sends at its own schedule, one message every `CONNS / RATE`
+//! seconds (staggered across connections), still one outstanding at a
+//! time, and latency counts from the *scheduled* send, so a server that
+//! falls behind pays for the messages it delayed. Every server that keeps
+//! up then serves the same throughput, and their latencies compare at
+//! equal load; a `timerfd` in the same `epoll` wakes the loop for the
+//! next send. One thread handling many completions per wakeup
 //! is the cheapest client there is, so on a shared machine the server is
 //! the side that runs out of CPU, as in `http_rows.rs`. It prints one line,
 //! `trips=N elapsed_ns=E p50_ns=.. p99_ns=.. p999_ns=..`, parsed by
@@ -26,7 +35,12 @@ struct Conn {
     started: Instant,
     /// Whether `EPOLLOUT` is in the interest (a write is unfinished).
     want_write: bool,
+    /// Paced: when the next message is due (`None` while one is out).
+    due: Option<Instant>,
 }
+
+/// The token of the pacing timer in the `epoll`.
+const TIMER: u64 = u64::MAX;
 
 fn epoll_ctl(epfd: i32, op: i32, fd: i32, events: u32, token: u64) {
     let mut ev = libc::epoll_event { events, u64: token };
@@ -37,10 +51,15 @@ fn epoll_ctl(epfd: i32, op: i32, fd: i32, events: u32, token: u64) {
 
 /// Parses the arguments after `--loadgen-echo`, runs, prints the result.
 pub fn main(args: &[String]) {
-    let [addr, conns, msg, warmup_ms, window_ms] = args else {
-        eprintln!("usage: --loadgen-echo ADDR CONNS MSG WARMUP_MS WINDOW_MS");
-        std::process::exit(2);
+    let (addr, conns, msg, warmup_ms, window_ms, rate) = match args {
+        [a, c, m, w, win] => (a, c, m, w, win, None),
+        [a, c, m, w, win, r] => (a, c, m, w, win, Some(r)),
+        _ => {
+            eprintln!("usage: --loadgen-echo ADDR CONNS MSG WARMUP_MS WINDOW_MS [RATE]");
+            std::process::exit(2);
+        }
     };
+    let rate: Option<f64> = rate.map(|r| r.parse().expect("rate"));
     let addr: SocketAddr = addr.parse().expect("address");
     let conns: usize = conns.parse().expect("connections");
     let msg: usize = msg.parse().expect("message size");
@@ -74,17 +93,50 @@ pub fn main(args: &[String]) {
                 received: 0,
                 started: Instant::now(),
                 want_write: false,
+                due: None,
             }
         })
         .collect();
     let start = Instant::now();
     let measure_from = start + warmup;
     let end = measure_from + window;
+    // Paced: one message per connection every `interval`, staggered.
+    let interval = rate.map(|r| Duration::from_secs_f64(conns.len() as f64 / r));
+    let timer = interval.map(|_| Timer::new(epfd));
+    let n_conns = conns.len() as u32;
     for (i, conn) in conns.iter_mut().enumerate() {
-        send(conn, &out, epfd, i);
+        match interval {
+            Some(every) => conn.due = Some(start + every * i as u32 / n_conns),
+            None => send(conn, &out, epfd, i),
+        }
     }
     let mut rtts_ns: Vec<u64> = Vec::with_capacity(1 << 20);
+    let send_due = |conns: &mut [Conn]| {
+        let (Some(timer), Some(_)) = (&timer, interval) else {
+            return;
+        };
+        let now = Instant::now();
+        for (i, conn) in conns.iter_mut().enumerate() {
+            if let Some(due) = conn.due.filter(|&due| due <= now) {
+                conn.due = None;
+                send(conn, &out, epfd, i);
+                // Latency counts from the schedule, not from the write.
+                conn.started = due;
+            }
+        }
+        if let Some(next) = conns.iter().filter_map(|c| c.due).min() {
+            timer.set(next.saturating_duration_since(now));
+        }
+    };
+    send_due(&mut conns);
     until(epfd, end, |i, events| {
+        if i as u64 == TIMER {
+            if let Some(timer) = &timer {
+                timer.clear();
+            }
+            send_due(&mut conns);
+            return;
+        }
         let conn = &mut conns[i];
         if events & libc::EPOLLOUT as u32 != 0 {
             send(conn, &out, epfd, i);
@@ -107,7 +159,13 @@ pub fn main(args: &[String]) {
                     }
                     conn.received = 0;
                     conn.sent = 0;
-                    send(conn, &out, epfd, i);
+                    match interval {
+                        Some(every) => {
+                            conn.due = Some(conn.started + every);
+                            send_due(&mut conns);
+                        }
+                        None => send(conn, &out, epfd, i),
+                    }
                     break;
                 }
                 Err(e) if e.kind() == ErrorKind::WouldBlock => break,
@@ -143,9 +201,67 @@ fn until(epfd: i32, end: Instant, mut on_event: impl FnMut(usize, u32)) {
     }
 }
 
-/// Prints the result line: trips in the window and their percentiles.
+/// The pacing timer: a `timerfd` in the load generator's `epoll`.
+struct Timer(std::os::fd::OwnedFd);
+
+impl Timer {
+    fn new(epfd: i32) -> Timer {
+        use std::os::fd::FromRawFd;
+        // SAFETY: a plain syscall; the descriptor is checked, then owned.
+        let fd = unsafe {
+            libc::timerfd_create(
+                libc::CLOCK_MONOTONIC,
+                libc::TFD_NONBLOCK | libc::TFD_CLOEXEC,
+            )
+        };
+        assert!(
+            fd >= 0,
+            "timerfd_create: {}",
+            std::io::Error::last_os_error()
+        );
+        epoll_ctl(epfd, libc::EPOLL_CTL_ADD, fd, libc::EPOLLIN as u32, TIMER);
+        // SAFETY: `fd` is open and owned by nothing else.
+        Timer(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) })
+    }
+
+    /// Fires once, `after` from now (at once for zero).
+    fn set(&self, after: Duration) {
+        let after = after.max(Duration::from_nanos(1));
+        let spec = libc::itimerspec {
+            it_interval: libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            },
+            it_value: libc::timespec {
+                tv_sec: after.as_secs() as libc::time_t,
+                tv_nsec: after.subsec_nanos() as libc::c_long,
+            },
+        };
+        // SAFETY: `spec` is valid for the call; a null old value is allowed.
+        let rc =
+            unsafe { libc::timerfd_settime(self.0.as_raw_fd(), 0, &spec, std::ptr::null_mut()) };
+        assert_eq!(
+            rc,
+            0,
+            "timerfd_settime: {}",
+            std::io::Error::last_os_error()
+        );
+    }
+
+    /// Consumes the expiry count, so the level-triggered `epoll` quiets.
+    fn clear(&self) {
+        let mut count = [0u8; 8];
+        // SAFETY: `count` is 8 writable bytes; `EAGAIN` (nothing expired)
+        // is fine.
+        let _ = unsafe { libc::read(self.0.as_raw_fd(), count.as_mut_ptr().cast(), 8) };
+    }
+}
+
+/// Prints the result line: trips in the window, their mean and their
+/// percentiles.
 fn report(mut rtts_ns: Vec<u64>, window: Duration) {
     let trips = rtts_ns.len();
+    let mean_ns = rtts_ns.iter().map(|&ns| ns as f64).sum::<f64>() / trips.max(1) as f64;
     rtts_ns.sort_unstable();
     let p = |permille| {
         if trips == 0 {
@@ -155,7 +271,7 @@ fn report(mut rtts_ns: Vec<u64>, window: Duration) {
         }
     };
     println!(
-        "trips={trips} elapsed_ns={} p50_ns={} p99_ns={} p999_ns={}",
+        "trips={trips} elapsed_ns={} mean_ns={mean_ns:.0} p50_ns={} p99_ns={} p999_ns={}",
         window.as_nanos(),
         p(500),
         p(990),

@@ -81,12 +81,20 @@ pub enum Load {
     /// The churn load generator: this many connections at a time, each
     /// connect, one 64-byte echo, close.
     Churn { conns: usize },
+    /// The echo load generator paced at `rate` round trips/s in all (see
+    /// `loadgen.rs`): every driver that keeps up serves the same load, so
+    /// their latencies compare at equal throughput.
+    Paced {
+        conns: usize,
+        msg: usize,
+        rate: usize,
+    },
 }
 
 impl Load {
     fn server(self) -> ServerKind {
         match self {
-            Load::Echo { .. } | Load::Churn { .. } => ServerKind::Echo,
+            Load::Echo { .. } | Load::Churn { .. } | Load::Paced { .. } => ServerKind::Echo,
             Load::Wrk { .. } => ServerKind::Http,
             Load::Redis { .. } => ServerKind::Redis,
         }
@@ -95,6 +103,7 @@ impl Load {
     fn conns(self) -> usize {
         match self {
             Load::Echo { conns, .. }
+            | Load::Paced { conns, .. }
             | Load::Wrk { conns, .. }
             | Load::Redis { conns, .. }
             | Load::Churn { conns } => conns,
@@ -115,6 +124,11 @@ impl Load {
             Load::Redis { conns, pipeline: 1 } => format!("redis GET c{conns}"),
             Load::Redis { conns, pipeline } => format!("redis GET c{conns} P{pipeline}"),
             Load::Churn { conns } => format!("churn c{conns}"),
+            Load::Paced { conns, msg, rate } => format!(
+                "echo c{conns}/{} at {}k/s",
+                crate::echo::msg_label(msg),
+                rate / 1000
+            ),
         };
         format!("{what} {}", flavour.label())
     }
@@ -128,6 +142,8 @@ pub struct Sample {
     pub p50_us: Option<f64>,
     pub p99_us: Option<f64>,
     pub p999_us: Option<f64>,
+    /// Mean latency (the echo load generator only).
+    pub mean_us: Option<f64>,
     /// The server process's CPU time per request.
     pub cpu_us: f64,
     /// Readiness waits that crossed workers, per request (tokiwa only).
@@ -217,6 +233,16 @@ const ROWS: &[(Load, Flavour)] = &[
         MT,
     ),
     (Load::Churn { conns: 16 }, MT),
+    // Seed 002's claim, io_uring against legacy at equal throughput: a
+    // rate every column keeps up with on two shared CPUs.
+    (
+        Load::Paced {
+            conns: 16,
+            msg: 64,
+            rate: 30_000,
+        },
+        MT,
+    ),
 ];
 
 pub const QUICK: Plan = Plan {
@@ -361,7 +387,10 @@ fn round(load: Load, flavour: Flavour, column: Column, window: Duration) -> Resu
     let server = Server::start(load.server(), column, flavour)?;
     let addr = format!("127.0.0.1:{}", server.port);
     let sample = match load {
-        Load::Echo { conns, msg } => tools::echo(&server, &addr, conns, msg, window),
+        Load::Echo { conns, msg } => tools::echo(&server, &addr, conns, msg, None, window),
+        Load::Paced { conns, msg, rate } => {
+            tools::echo(&server, &addr, conns, msg, Some(rate), window)
+        }
         Load::Wrk { conns, close } => tools::wrk(&server, &addr, conns, close, window),
         Load::Redis { conns, pipeline } => {
             tools::redis(&server, server.port, conns, pipeline, window)

@@ -17,6 +17,7 @@ fn sample(
     let requests = requests.max(1.0);
     Sample {
         rate,
+        mean_us: None,
         p50_us,
         p99_us,
         p999_us,
@@ -89,7 +90,7 @@ fn have(tool: &'static str, package: &'static str) -> Result<(), String> {
 /// Why `load`'s tool cannot run, if it cannot.
 pub fn missing(load: Load) -> Result<(), String> {
     match load {
-        Load::Echo { .. } | Load::Churn { .. } => Ok(()),
+        Load::Echo { .. } | Load::Churn { .. } | Load::Paced { .. } => Ok(()),
         Load::Wrk { .. } => have("wrk", "wrk"),
         Load::Redis { .. } => have("redis-benchmark", "redis-tools"),
     }
@@ -108,18 +109,22 @@ pub fn echo(
     addr: &str,
     conns: usize,
     msg: usize,
+    rate: Option<usize>,
     window: Duration,
 ) -> Result<Sample, String> {
     let args = [addr.to_string(), conns.to_string(), msg.to_string()];
-    load_generator(server, "--loadgen-echo", &args, window)
+    let pace: Vec<String> = rate.iter().map(usize::to_string).collect();
+    load_generator(server, "--loadgen-echo", &args, &pace, window)
 }
 
 /// Runs this binary as a load generator (`mode`, then `args`, then the
-/// warm-up and the window in milliseconds) and reads its result line.
+/// warm-up and the window in milliseconds, then `tail`) and reads its
+/// result line.
 fn load_generator(
     server: &Server,
     mode: &str,
     args: &[String],
+    tail: &[String],
     window: Duration,
 ) -> Result<Sample, String> {
     let warmup = Duration::from_millis(200);
@@ -127,6 +132,7 @@ fn load_generator(
         .arg(mode)
         .args(args)
         .args([warmup, window].map(|d| d.as_millis().to_string()))
+        .args(tail)
         .stdout(Stdio::piped())
         .spawn()
         .map_err(|e| format!("starting the load generator: {e}"))?;
@@ -146,13 +152,9 @@ fn load_generator(
     let elapsed_s = field(&line, "elapsed_ns").unwrap_or(0.0) / 1e9;
     let us = |key| field(&line, key).map(|ns| ns / 1e3);
     let latency = (us("p50_ns"), us("p99_ns"), us("p999_ns"));
-    Ok(sample(
-        before,
-        after,
-        trips,
-        trips / elapsed_s.max(1e-9),
-        latency,
-    ))
+    let mut sample = sample(before, after, trips, trips / elapsed_s.max(1e-9), latency);
+    sample.mean_us = us("mean_ns");
+    Ok(sample)
 }
 
 /// The churn load generator, a second instance of this binary.
@@ -166,6 +168,7 @@ pub fn churn(
         server,
         "--loadgen-churn",
         &[addr.to_string(), conns.to_string()],
+        &[],
         window,
     )
 }

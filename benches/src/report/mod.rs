@@ -108,6 +108,9 @@ pub enum Family {
     /// External load: a connection per request (`wrk` `Connection: close`,
     /// the churn load generator).
     ExtChurn,
+    /// External load: the echo load generator at a fixed rate, so latency
+    /// and CPU compare at equal throughput.
+    ExtPaced,
     Runtime,
     Echo,
     Http,
@@ -126,6 +129,7 @@ impl Family {
             Family::ExtHttp => "http, wrk (external load)",
             Family::ExtRedis => "redis GET (external load)",
             Family::ExtChurn => "connection churn (external)",
+            Family::ExtPaced => "echo at a fixed rate (external)",
             Family::Runtime => "runtime (tokio's rt benches)",
             Family::Echo => "tcp echo (in-process)",
             Family::Http => "http hello (in-process)",
@@ -139,7 +143,9 @@ impl Family {
     /// What one unit of work is called, for the summary's sentence.
     pub fn work(self) -> &'static str {
         match self {
-            Family::ExtEcho | Family::Echo | Family::EchoCompat => "round trips/s",
+            Family::ExtEcho | Family::ExtPaced | Family::Echo | Family::EchoCompat => {
+                "round trips/s"
+            }
             Family::ExtHttp | Family::ExtRedis | Family::Http => "requests/s",
             Family::ExtChurn => "connections/s",
             Family::Runtime => "speed",
