@@ -5,7 +5,11 @@
 //! ONE thread drives every connection with non-blocking sockets and a
 //! level-triggered `epoll`: closed loop, one message outstanding per
 //! connection, latency = from the message's first `write` to the moment
-//! the whole echo is back.
+//! the whole echo is back. One thread handling many completions per wakeup
+//! is the cheapest client there is, so on a shared machine the server is
+//! the side that runs out of CPU, as in `http_rows.rs`. It prints one line,
+//! `trips=N elapsed_ns=E mean_ns=.. p50_ns=.. p99_ns=.. p999_ns=..`, parsed
+//! by `external::tools`.
 //!
 //! **Paced** (`RATE`, round trips per second over all connections): each
 //! connection sends at its own schedule, one message every `CONNS / RATE`
@@ -14,11 +18,7 @@
 //! falls behind pays for the messages it delayed. Every server that keeps
 //! up then serves the same throughput, and their latencies compare at
 //! equal load; a `timerfd` in the same `epoll` wakes the loop for the
-//! next send. One thread handling many completions per wakeup
-//! is the cheapest client there is, so on a shared machine the server is
-//! the side that runs out of CPU, as in `http_rows.rs`. It prints one line,
-//! `trips=N elapsed_ns=E p50_ns=.. p99_ns=.. p999_ns=..`, parsed by
-//! `external::rows`.
+//! next send (re-armed only when the earliest due send changes).
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -112,7 +112,7 @@ pub fn main(args: &[String]) {
     }
     let mut rtts_ns: Vec<u64> = Vec::with_capacity(1 << 20);
     let send_due = |conns: &mut [Conn]| {
-        let (Some(timer), Some(_)) = (&timer, interval) else {
+        let Some(timer) = &timer else {
             return;
         };
         let now = Instant::now();
@@ -125,7 +125,7 @@ pub fn main(args: &[String]) {
             }
         }
         if let Some(next) = conns.iter().filter_map(|c| c.due).min() {
-            timer.set(next.saturating_duration_since(now));
+            timer.set(next, now);
         }
     };
     send_due(&mut conns);
@@ -201,8 +201,11 @@ fn until(epfd: i32, end: Instant, mut on_event: impl FnMut(usize, u32)) {
     }
 }
 
-/// The pacing timer: a `timerfd` in the load generator's `epoll`.
-struct Timer(std::os::fd::OwnedFd);
+/// The pacing timer: a `timerfd` in the load generator's `epoll`, and
+/// the deadline it is armed for (`None` once it fired), so that a
+/// completion that leaves the earliest due send unchanged costs no
+/// syscall.
+struct Timer(std::os::fd::OwnedFd, std::cell::Cell<Option<Instant>>);
 
 impl Timer {
     fn new(epfd: i32) -> Timer {
@@ -221,12 +224,22 @@ impl Timer {
         );
         epoll_ctl(epfd, libc::EPOLL_CTL_ADD, fd, libc::EPOLLIN as u32, TIMER);
         // SAFETY: `fd` is open and owned by nothing else.
-        Timer(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) })
+        Timer(
+            unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) },
+            std::cell::Cell::new(None),
+        )
     }
 
-    /// Fires once, `after` from now (at once for zero).
-    fn set(&self, after: Duration) {
-        let after = after.max(Duration::from_nanos(1));
+    /// Fires once at `deadline` (`now` is the current time; at once if it
+    /// has passed), unless it is armed for that deadline already.
+    fn set(&self, deadline: Instant, now: Instant) {
+        if self.1.get() == Some(deadline) {
+            return;
+        }
+        self.1.set(Some(deadline));
+        let after = deadline
+            .saturating_duration_since(now)
+            .max(Duration::from_nanos(1));
         let spec = libc::itimerspec {
             it_interval: libc::timespec {
                 tv_sec: 0,
@@ -248,8 +261,10 @@ impl Timer {
         );
     }
 
-    /// Consumes the expiry count, so the level-triggered `epoll` quiets.
+    /// Consumes the expiry count, so the level-triggered `epoll` quiets;
+    /// the timer is disarmed.
     fn clear(&self) {
+        self.1.set(None);
         let mut count = [0u8; 8];
         // SAFETY: `count` is 8 writable bytes; `EAGAIN` (nothing expired)
         // is fine.
