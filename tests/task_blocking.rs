@@ -433,21 +433,70 @@ fn block_in_place_after_shutdown_began_loses_no_core() {
     }
 }
 
-/// `shutdown_timeout(Duration::MAX)` means "wait as long as it takes", not
-/// an overflow panic that poisons the pool.
+/// `shutdown_timeout(Duration::MAX)` means "wait as long as it takes": it
+/// returns once the blocking job has finished, neither at once (a deadline
+/// that overflowed to "now") nor with an overflow panic that poisons the
+/// pool.
 #[test]
 fn shutdown_timeout_duration_max_waits() {
+    /// Tells the releaser that shutdown has begun: the runtime drops its
+    /// tasks first.
+    struct SignalOnDrop(std_mpsc::Sender<()>);
+    impl Drop for SignalOnDrop {
+        fn drop(&mut self) {
+            let _ = self.0.send(());
+        }
+    }
+
     support::within(Duration::from_secs(30), "shutdown_timeout(MAX)", || {
         let rt = tokiwa::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .build()
             .unwrap();
-        let (tx, rx) = std_mpsc::channel();
+        let (started_tx, started_rx) = std_mpsc::channel();
+        let (release_tx, release_rx) = std_mpsc::channel::<()>();
+        let finished = Arc::new(AtomicBool::new(false));
+        let job_finished = finished.clone();
         rt.spawn_blocking(move || {
-            let _ = rx.recv();
+            started_tx.send(()).unwrap();
+            let _ = release_rx.recv();
+            job_finished.store(true, SeqCst);
         });
-        let releaser = thread::spawn(move || tx.send(()).unwrap());
+        let (dropped_tx, dropped_rx) = std_mpsc::channel();
+        let signal = SignalOnDrop(dropped_tx);
+        rt.spawn(async move {
+            let _signal = signal;
+            std::future::pending::<()>().await
+        });
+        std_recv(&started_rx);
+
+        let returned = Arc::new(AtomicBool::new(false));
+        let releaser = {
+            let returned = returned.clone();
+            thread::spawn(move || {
+                std_recv(&dropped_rx);
+                // Shutdown is under way and the job is still blocked: a
+                // shutdown that does not wait returns within this window
+                // (it is a window for a failure to show, not a wait for an
+                // event; the pass path does not depend on its length).
+                let returned_early = (0..100).any(|_| {
+                    thread::sleep(Duration::from_millis(1));
+                    returned.load(SeqCst)
+                });
+                release_tx.send(()).unwrap();
+                returned_early
+            })
+        };
         rt.shutdown_timeout(Duration::MAX);
-        releaser.join().unwrap();
+        returned.store(true, SeqCst);
+        let returned_early = releaser.join().unwrap();
+        assert!(
+            !returned_early,
+            "shutdown_timeout(MAX) returned while a blocking job still ran"
+        );
+        assert!(
+            finished.load(SeqCst),
+            "shutdown_timeout(MAX) returned before the blocking job finished"
+        );
     });
 }
