@@ -12,7 +12,7 @@
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use crate::echo::{EchoRound, EchoShape};
+use crate::echo_round::{EchoRound, EchoShape};
 use crate::{on_tokio, on_tokiwa, Flavour, Workload};
 
 /// One runtime configuration measured side by side with the others.
@@ -206,4 +206,20 @@ pub fn group_head() -> String {
         head += &format!("{:>9}", format!("/{}", b.label()));
     }
     head
+}
+
+/// `(label, value)` pairs of `columns` for [`crate::report::Figure::new`].
+pub fn per_column<'a>(
+    columns: &'a [Column],
+    value: impl Fn(usize) -> Option<f64> + 'a,
+) -> impl Iterator<Item = (&'a str, Option<f64>)> + 'a {
+    columns
+        .iter()
+        .enumerate()
+        .map(move |(i, c)| (c.label(), value(i)))
+}
+
+/// The labels of `columns`.
+pub fn labels(columns: &[Column]) -> Vec<String> {
+    columns.iter().map(|c| c.label().to_string()).collect()
 }

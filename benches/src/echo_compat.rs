@@ -23,7 +23,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use crate::columns::{columns, out, Column};
-use crate::echo::{msg_label, percentile, EchoRound, EchoShape};
+use crate::echo_round::{msg_label, percentile, EchoRound, EchoShape};
 use crate::report::{self, Family, Figure, Kind, Table};
 use crate::{on_tokiwa, timed_by_watchdog, Flavour, MULTI_THREAD_WORKERS};
 

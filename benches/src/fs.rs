@@ -20,7 +20,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::columns::{columns, group, group_head, out, subject, Column};
-use crate::report::{self, labels, per_column, Family, Figure, Table};
+use crate::columns::{labels, per_column};
+use crate::report::{self, Family, Figure, Table};
 use crate::{on_tokio, on_tokiwa, timed_by_watchdog, Flavour};
 
 /// The size of one read, one small file, and the read buffer.

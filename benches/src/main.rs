@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 #[path = "."]
 mod on_tokio {
     use crate::columns::Column;
-    use crate::echo::Counters;
+    use crate::echo_round::Counters;
     use ::tokio as rt;
     use hyper_util::rt::{TokioIo as HyperIo, TokioTimer as HyperTimer};
 
@@ -69,7 +69,7 @@ mod on_tokio {
 #[path = "."]
 mod on_tokiwa {
     use crate::columns::Column;
-    use crate::echo::Counters;
+    use crate::echo_round::Counters;
     use ::tokiwa as rt;
     use rt::runtime::Driver;
     use tokiwa_compat::hyper::{TokiwaIo as HyperIo, TokiwaTimer as HyperTimer};
@@ -139,6 +139,7 @@ mod on_tokiwa {
 mod columns;
 mod echo;
 mod echo_compat;
+mod echo_round;
 mod external;
 mod fs;
 mod http_rows;
@@ -151,12 +152,6 @@ use columns::columns;
 
 pub const MULTI_THREAD_WORKERS: usize = 2;
 
-fn cpus() -> usize {
-    std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-}
-
 /// How many yielding tasks keep the runtime busy in `spawn_many_remote_busy`.
 /// tokio's current-thread bench uses one; its multi-thread bench keeps every
 /// worker busy, but the thread doing the remote spawns needs a CPU as well,
@@ -166,7 +161,9 @@ fn cpus() -> usize {
 pub fn busy_spinners(flavour: Flavour) -> usize {
     match flavour {
         Flavour::CurrentThread => 1,
-        Flavour::MultiThread => MULTI_THREAD_WORKERS.min(cpus().saturating_sub(1)).max(1),
+        Flavour::MultiThread => MULTI_THREAD_WORKERS
+            .min(report::cpus().saturating_sub(1))
+            .max(1),
     }
 }
 
@@ -419,7 +416,7 @@ fn header(mode: &Mode) -> String {
             .collect::<Vec<_>>()
             .join(" and "),
         mode.name,
-        cpus(),
+        report::cpus(),
         busy_spinners(Flavour::MultiThread),
         busy_spinners(Flavour::CurrentThread),
     );
@@ -527,7 +524,7 @@ fn main() {
     if let (Some(before), Some(after)) = (load_before, load_average()) {
         // Only the load before counts: the bench's own threads raise the
         // average while it runs.
-        let busy = if before > 0.5 * cpus() as f64 {
+        let busy = if before > 0.5 * report::cpus() as f64 {
             " -- the machine was busy; expect noisy ratios"
         } else {
             ""

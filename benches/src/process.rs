@@ -14,7 +14,8 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use crate::columns::{columns, group, group_head, out, subject, Column};
-use crate::report::{self, labels, per_column, Family, Figure, Kind, Table};
+use crate::columns::{labels, per_column};
+use crate::report::{self, Family, Figure, Kind, Table};
 use crate::{on_tokio, on_tokiwa, timed_by_watchdog, Flavour};
 
 /// How much of the row a mode runs.

@@ -11,7 +11,8 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::columns::{bases, columns, subject, Column};
-use crate::report::{self, labels, per_column, Family, Figure, Kind, Table};
+use crate::columns::{labels, per_column};
+use crate::report::{self, Family, Figure, Kind, Table};
 use crate::{timed_by_watchdog, Flavour, Workload};
 
 /// How much of each row a mode runs.

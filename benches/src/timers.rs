@@ -10,7 +10,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::columns::{columns, fig, group, group_head, out, subject, Column};
-use crate::report::{self, labels, per_column, Family, Figure, Kind, Table};
+use crate::columns::{labels, per_column};
+use crate::report::{self, Family, Figure, Kind, Table};
 use crate::{timed_by_watchdog, Flavour};
 
 /// How much of each row a mode runs.

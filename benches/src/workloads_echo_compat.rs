@@ -18,7 +18,7 @@ use tokiwa_compat::{Compat, TokioAsyncReadCompatExt};
 use super::net::{echo_with, Echoer};
 use super::w::{build, in_task};
 use crate::columns::Column;
-use crate::echo::{EchoRound, EchoShape};
+use crate::echo_round::{EchoRound, EchoShape};
 use crate::Flavour;
 
 /// The plain variant: exactly the `tcp_echo` row's round.

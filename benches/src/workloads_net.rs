@@ -21,7 +21,7 @@ use std::time::Instant;
 
 use super::w::{build, in_task, Countdown};
 use crate::columns::Column;
-use crate::echo::{EchoRound, EchoShape};
+use crate::echo_round::{EchoRound, EchoShape};
 use crate::Flavour;
 
 /// How both ends of an echo connection use their stream.
@@ -139,7 +139,7 @@ pub async fn echo_with<E: Echoer>(shape: EchoShape) -> EchoRound {
     ready.wait().await;
     let handle = rt::runtime::Handle::current();
     let counters_before = super::counters(&handle);
-    let cpu_before = crate::echo::process_cpu();
+    let cpu_before = crate::echo_round::process_cpu();
     let start = Instant::now();
     deadline_tx.send_replace(Some(start + window));
     let mut rtts_ns = Vec::new();
@@ -150,7 +150,7 @@ pub async fn echo_with<E: Echoer>(shape: EchoShape) -> EchoRound {
         rtts_ns.extend_from_slice(&rtts);
         end = end.max(finished);
     }
-    let cpu = crate::echo::process_cpu() - cpu_before;
+    let cpu = crate::echo_round::process_cpu() - cpu_before;
     let counters = super::counters(&handle)
         .zip(counters_before)
         .map(|(after, before)| after - before);

@@ -25,7 +25,7 @@ use std::net::{SocketAddr, TcpStream};
 use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
 
-use crate::echo::percentile;
+use crate::echo_round::percentile;
 
 struct Conn {
     stream: TcpStream,

@@ -114,7 +114,7 @@ impl Load {
     fn label(self, flavour: Flavour) -> String {
         let what = match self {
             Load::Echo { conns, msg } => {
-                format!("echo c{conns}/{}", crate::echo::msg_label(msg))
+                format!("echo c{conns}/{}", crate::echo_round::msg_label(msg))
             }
             Load::Wrk {
                 conns,
@@ -126,7 +126,7 @@ impl Load {
             Load::Churn { conns } => format!("churn c{conns}"),
             Load::Paced { conns, msg, rate } => format!(
                 "echo c{conns}/{} at {}k/s",
-                crate::echo::msg_label(msg),
+                crate::echo_round::msg_label(msg),
                 rate / 1000
             ),
         };

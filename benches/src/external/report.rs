@@ -3,7 +3,8 @@
 
 use super::{Load, RowResult, Sample, RESULTS};
 use crate::columns::{columns, fig, out, Column};
-use crate::report::{self, labels, per_column, Family, Figure, Kind, Percentiles, Table};
+use crate::columns::{labels, per_column};
+use crate::report::{self, Family, Figure, Kind, Percentiles, Table};
 
 fn median(mut xs: Vec<f64>) -> Option<f64> {
     if xs.is_empty() {

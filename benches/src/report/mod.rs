@@ -226,12 +226,19 @@ impl Machine {
                     .map(|(_, m)| m.trim().to_string())
             });
         Machine {
-            cpus: crate::cpus(),
+            cpus: cpus(),
             cpu_model,
             kernel: uname(),
             load_before,
         }
     }
+}
+
+/// CPUs this process may run on.
+pub fn cpus() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
 }
 
 /// `uname -srm`: the kernel's name, release and machine.
@@ -314,20 +321,4 @@ pub fn json(report: &Report) -> String {
         summary: summary::summarize(report),
     };
     serde_json::to_string_pretty(&out).expect("a report serializes")
-}
-
-/// `(label, value)` pairs of `columns` for [`Figure::new`].
-pub fn per_column<'a>(
-    columns: &'a [crate::columns::Column],
-    value: impl Fn(usize) -> Option<f64> + 'a,
-) -> impl Iterator<Item = (&'a str, Option<f64>)> + 'a {
-    columns
-        .iter()
-        .enumerate()
-        .map(move |(i, c)| (c.label(), value(i)))
-}
-
-/// The labels of `columns`.
-pub fn labels(columns: &[crate::columns::Column]) -> Vec<String> {
-    columns.iter().map(|c| c.label().to_string()).collect()
 }
