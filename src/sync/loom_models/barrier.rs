@@ -41,6 +41,9 @@ fn loom_barrier_reused_for_a_second_generation() {
         let second = block_on(barrier.wait()).is_leader();
         let (other_first, other_second) = other.join().unwrap();
         assert!(first != other_first, "one leader in the first generation");
-        assert!(second != other_second, "one leader in the second generation");
+        assert!(
+            second != other_second,
+            "one leader in the second generation"
+        );
     });
 }

@@ -58,8 +58,9 @@ fn loom_broadcast_concurrent_senders_and_a_lagging_receiver() {
 
 /// A receiver dropped on one thread while values are sent and another
 /// receiver reads them: the reader gets every value, and once both are
-/// done the channel holds no copy of any value (a dropped receiver gives
-/// up its share of the values it had not read, as tokio's does).
+/// done the channel (still open for the reader) holds no copy of any
+/// value (a dropped receiver gives up its share of the values it had not
+/// read, as tokio's does).
 #[test]
 fn loom_broadcast_receiver_drop_racing_sends() {
     model(|| {
@@ -69,17 +70,19 @@ fn loom_broadcast_receiver_drop_racing_sends() {
         let reader = thread::spawn(move || {
             let values = [block_on(rx1.recv()).unwrap(), block_on(rx1.recv()).unwrap()];
             assert_eq!(block_on(rx1.recv()), Err(RecvError::Closed));
-            values
+            // Returned too, so that the channel outlives the check below.
+            (rx1, values)
         });
         tx.send(Arc::new(0)).unwrap();
         tx.send(Arc::new(1)).unwrap();
         drop(tx);
         dropper.join().unwrap();
-        let values = reader.join().unwrap();
+        let (rx1, values) = reader.join().unwrap();
         assert_eq!([*values[0], *values[1]], [0, 1]);
         for value in &values {
             assert_eq!(Arc::strong_count(value), 1, "the channel kept a copy");
         }
+        drop(rx1);
     });
 }
 

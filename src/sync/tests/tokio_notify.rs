@@ -45,7 +45,8 @@ fn notify_clones_waker_before_lock() {
         let notify2 = notify.clone();
         // SAFETY: the vtable's functions uphold the `RawWaker` contract
         // for a pointer from `Arc::into_raw` (see each function).
-        let waker = unsafe { Waker::from_raw(RawWaker::new(Arc::into_raw(notify2).cast(), VTABLE)) };
+        let waker =
+            unsafe { Waker::from_raw(RawWaker::new(Arc::into_raw(notify2).cast(), VTABLE)) };
         let mut cx = Context::from_waker(&waker);
         let future = pin!(notify.notified());
         // The result does not matter: the poll must not deadlock.
