@@ -63,3 +63,6 @@ mod tests;
 
 pub mod broadcast;
 pub mod mpsc;
+
+#[cfg(test)]
+mod loom_models;

@@ -19,6 +19,11 @@ mod watch;
 #[cfg(feature = "rt")]
 mod runtime;
 
+mod tokio_bounds;
+mod tokio_notify;
+mod tokio_semaphore_batch;
+mod tokio_task;
+
 /// A waker that counts its wakeups.
 #[derive(Default)]
 pub(super) struct CountingWaker(AtomicUsize);
