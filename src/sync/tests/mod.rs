@@ -57,3 +57,4 @@ impl Poller {
 pub(super) fn boxed<'a, F: Future + 'a>(future: F) -> Pin<Box<F>> {
     Box::pin(future)
 }
+mod defects_guard_map;
