@@ -4,6 +4,12 @@
 //! task to arrive starts the next generation and wakes the others through
 //! a [`Notify`] (`notify_waiters`). A waiter creates its `Notified` before
 //! it checks the generation, so the wakeup cannot slip between the two.
+//!
+//! A waiter that is not the leader spends a unit of the task's cooperative
+//! budget (a `Notified` does not): tokio's waits through a `watch`
+//! receiver, whose `changed` does, so out of budget it yields even once
+//! its generation is complete. The leader never waits and spends none.
+use super::budget::cooperative;
 use super::Notify;
 use crate::loom::sync::Mutex;
 use std::pin::pin;
@@ -58,18 +64,21 @@ impl Barrier {
             }
             generation
         };
-        loop {
-            let notified = pin!(self.notify.notified());
-            let current = self
-                .state
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .generation;
-            if current != generation {
-                return BarrierWaitResult(false);
+        cooperative(async {
+            loop {
+                let notified = pin!(self.notify.notified());
+                let current = self
+                    .state
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .generation;
+                if current != generation {
+                    return BarrierWaitResult(false);
+                }
+                notified.await;
             }
-            notified.await;
-        }
+        })
+        .await
     }
 }
 

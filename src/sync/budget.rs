@@ -1,9 +1,11 @@
 //! The cooperative budget as the primitives see it: tokiwa's own with a
 //! runtime (`rt`), nothing without one (then there is no scheduler to
-//! yield to). With the runtime every wait on a primitive spends a unit of
-//! the task's budget ([`crate::task::coop`]), as tokio's receive, lock and
-//! reserve paths do, so a task looping on an always-ready channel still
-//! yields. One signature for both builds keeps the primitives free of
+//! yield to). With the runtime the waits that spend a unit of the task's
+//! budget in tokio ([`crate::task::coop`]: receive, lock, acquire, reserve,
+//! `watch::changed`, a `Barrier` waiter) spend one here, so a task looping
+//! on an always-ready channel still yields. Where tokio's does not, neither
+//! does tokiwa's: a `Notified` (and so `SetOnce::wait`) never yields for
+//! the budget. One signature for both builds keeps the primitives free of
 //! `cfg`s.
 #[cfg(feature = "rt")]
 pub(crate) use crate::task::coop::{cooperative, poll_proceed};

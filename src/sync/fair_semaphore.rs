@@ -32,16 +32,26 @@
 //!
 //! **Close** sets the bit under the lock, takes every waiter out of the
 //! queue with a "closed" outcome (their partial assignments return to the
-//! free count) and wakes them; every later acquire fails at once.
-//! Releases still count, so `available_permits` stays right.
+//! free count) and wakes them; every later acquire fails at once. So does
+//! an acquire whose permits were granted before the close but which had
+//! not returned yet (it was not polled since, or it yielded for the
+//! budget): it gives the granted permits back and fails, as tokio's, so
+//! that nothing acquires after `close()` returned. Releases still count,
+//! so `available_permits` stays right.
 //!
 //! **Wakeups.** A waiter registers its waker under the same lock under
 //! which a release looks for waiters to satisfy, and re-reads its outcome
 //! under that lock on every poll, so a release cannot slip between "not
 //! granted yet" and "waker stored". The loom models at the bottom check it.
 //!
-//! Wakers are collected in a bounded [`WakeList`] and run after the lock
-//! is dropped.
+//! **No waker code under the lock.** A waker's `clone`, `wake` and `drop`
+//! run the executor's code, and dropping the last clone of a waker drops
+//! its task, with whatever that task owns: a permit or a guard of this
+//! very semaphore, whose release takes the lock (tokio #5429). So a new
+//! waker is cloned before the lock is taken (and before any permit is, so
+//! a clone that panics takes nothing), a replaced or removed waker is
+//! dropped after the lock is released, and wakers collected under the lock
+//! (in a bounded [`WakeList`]) run after it is released.
 use super::wait_list::WaitList;
 use super::wake_list::WakeList;
 use super::{AcquireError, TryAcquireError};
@@ -129,7 +139,8 @@ impl FairSemaphore {
 
     fn lock(&self) -> MutexGuard<'_, WaitList<Waiter>> {
         // The list is consistent after every statement that holds the lock
-        // (no user code runs under it), so a poisoned lock is still sound.
+        // (no user code, not even a waker's, runs under it), so a poisoned
+        // lock is still sound.
         self.waiters
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -303,6 +314,9 @@ impl FairSemaphore {
                     }
                     Err(TryAcquireError::NoPermits) => {}
                 }
+                // Cloned before the lock and before any permit is taken
+                // (see the module docs); dropped after the lock if unused.
+                let waker = cx.waker().clone();
                 let mut waiters = self.lock();
                 // Take every free permit there is (at most `needed`), then
                 // queue for the rest; under the lock, so no release can
@@ -333,32 +347,79 @@ impl FairSemaphore {
                     needed,
                     missing: needed - taken,
                     closed: false,
-                    waker: Some(cx.waker().clone()),
+                    waker: Some(waker),
                 });
                 *state = AcquireState::Queued(key);
                 Poll::Pending
             }
-            AcquireState::Queued(key) => {
-                let mut waiters = self.lock();
-                if waiters.is_linked(key) {
-                    let waiter = waiters.get_mut(key);
-                    match &mut waiter.waker {
-                        Some(waker) if waker.will_wake(cx.waker()) => {}
-                        slot => *slot = Some(cx.waker().clone()),
-                    }
-                    return Poll::Pending;
-                }
-                let waiter = waiters.remove(key);
-                drop(waiters);
-                if waiter.closed {
-                    self.finish(state, Err(AcquireError(())))
-                } else {
-                    self.finish(state, Ok(()))
-                }
-            }
-            AcquireState::Granted => self.finish(state, Ok(())),
+            AcquireState::Queued(key) => self.poll_queued(cx, needed, key, state),
+            AcquireState::Granted => self.finish_granted(needed, state),
             AcquireState::Done => panic!("`Acquire` polled after completion"),
         }
+    }
+
+    /// Polls a queue entry: its outcome, or a new waker for it.
+    fn poll_queued(
+        &self,
+        cx: &mut Context<'_>,
+        needed: usize,
+        key: usize,
+        state: &mut AcquireState,
+    ) -> Poll<Result<(), AcquireError>> {
+        // A waker cloned on an earlier turn of the loop, with the lock
+        // released (see the module docs).
+        let mut new_waker: Option<Waker> = None;
+        loop {
+            let mut waiters = self.lock();
+            if !waiters.is_linked(key) {
+                // Granted or closed. Its waker was taken by whoever
+                // unlinked it; the entry is dropped outside the lock all
+                // the same.
+                let waiter = waiters.remove(key);
+                drop(waiters);
+                drop(new_waker);
+                if waiter.closed {
+                    return self.finish(state, Err(AcquireError(())));
+                }
+                return self.finish_granted(needed, state);
+            }
+            let slot = &mut waiters.get_mut(key).waker;
+            if slot.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+                drop(waiters);
+                return Poll::Pending;
+            }
+            match new_waker.take() {
+                Some(waker) => {
+                    let old = slot.replace(waker);
+                    drop(waiters);
+                    drop(old);
+                    return Poll::Pending;
+                }
+                None => {
+                    // Clone with the lock released, then look again: the
+                    // entry may have been granted meanwhile.
+                    drop(waiters);
+                    new_waker = Some(cx.waker().clone());
+                }
+            }
+        }
+    }
+
+    /// Completes an acquire that holds its `needed` permits: `Ok`, unless
+    /// the semaphore closed since they were granted; then, as tokio, the
+    /// permits go back and the acquire fails, so that nothing acquires
+    /// after `close()`.
+    fn finish_granted(
+        &self,
+        needed: usize,
+        state: &mut AcquireState,
+    ) -> Poll<Result<(), AcquireError>> {
+        if self.is_closed() {
+            *state = AcquireState::Done;
+            self.release(needed);
+            return Poll::Ready(Err(AcquireError(())));
+        }
+        self.finish(state, Ok(()))
     }
 
     fn finish(
@@ -386,7 +447,13 @@ impl FairSemaphore {
         };
         if assigned > 0 {
             self.release_locked(assigned, waiters);
+        } else {
+            drop(waiters);
         }
+        // The entry's waker (still there if it was queued) is dropped only
+        // now, with the lock released: it may own a permit of this
+        // semaphore.
+        drop(waiter);
     }
 }
 
@@ -405,7 +472,8 @@ enum AcquireState {
     /// In the queue under this key.
     Queued(usize),
     /// Holds the permits, but the task's budget was spent: they are handed
-    /// over at the next poll (or given back on drop).
+    /// over at the next poll (or given back on drop, or at that poll if the
+    /// semaphore closed meanwhile).
     Granted,
     /// Returned `Ready`.
     Done,
@@ -431,9 +499,13 @@ impl Future for Acquire<'_> {
             std::task::ready!(this
                 .semaphore
                 .poll_acquire(cx, this.needed, &mut this.state));
-        // The budget is checked once the permits are taken, as tokio does:
-        // a task out of budget still takes its place in the queue (and
-        // keeps the lock's FIFO order), and yields holding the permits.
+        // The budget is checked once the permits are taken, as tokio
+        // 1.54.1's `batch_semaphore::Acquire::poll` does (its test
+        // `mutex_coop_drop_after_take_permit`): a task out of budget still
+        // takes its place in the queue (and keeps the lock's FIFO order),
+        // and an uncontended one takes the permits; either yields holding
+        // them (`Granted`), and gets them at its next poll, fails then if
+        // the semaphore closed meanwhile, or gives them back if dropped.
         if result.is_ok() {
             match crate::sync::budget::poll_proceed(cx) {
                 Poll::Ready(coop) => coop.made_progress(),

@@ -4,6 +4,11 @@
 //! Tasks get the lock in the order they asked for it. A guard holds the
 //! permit and gives it back on drop; the mapped guards keep a pointer into
 //! the data and the semaphore (or the `Arc` of the mutex) to release.
+//!
+//! Every `map`/`try_map` runs the caller's closure while the guard it was
+//! given still owns the permit, and only then moves the permit into the
+//! new guard: a closure that panics drops the guard during unwinding,
+//! which unlocks the mutex (as tokio's).
 use super::blocking;
 use super::fair_semaphore::FairSemaphore;
 use super::TryLockError;
@@ -227,11 +232,13 @@ impl<'a, T: ?Sized> MutexGuard<'a, T> {
         U: ?Sized,
         F: FnOnce(&mut T) -> &mut U,
     {
-        let this = ManuallyDrop::new(this);
-        // SAFETY: the guard holds the lock, so the data is exclusively ours;
-        // the guard is not dropped (ManuallyDrop), its permit moves into the
-        // mapped guard.
+        // SAFETY: the guard holds the lock, so the data is exclusively
+        // ours; the `&mut T` ends before the guard is used again. The
+        // closure runs while `this` still owns the permit (see the module
+        // docs).
         let data = f(unsafe { &mut *this.lock.data() }) as *mut U;
+        // The permit moves into the mapped guard: `this` is not dropped.
+        let this = ManuallyDrop::new(this);
         MappedMutexGuard {
             s: &this.lock.s,
             data,
@@ -295,10 +302,12 @@ impl<T: ?Sized> OwnedMutexGuard<T> {
         U: ?Sized,
         F: FnOnce(&mut T) -> &mut U,
     {
-        let this = ManuallyDrop::new(this);
-        // SAFETY: the guard holds the lock; its permit moves into the mapped
-        // guard.
+        // SAFETY: the guard holds the lock; the `&mut T` ends before the
+        // guard is used again. The closure runs while `this` still owns
+        // the permit (see the module docs).
         let data = f(unsafe { &mut *this.lock.data() }) as *mut U;
+        // The permit moves into the mapped guard: `this` is not dropped.
+        let this = ManuallyDrop::new(this);
         // SAFETY: `this` is never used or dropped again, so the `Arc` is
         // moved out exactly once.
         let lock = unsafe { std::ptr::read(&this.lock) };
@@ -358,10 +367,12 @@ impl<'a, T: ?Sized> MappedMutexGuard<'a, T> {
         U: ?Sized,
         F: FnOnce(&mut T) -> &mut U,
     {
+        // SAFETY: the guard holds the lock and `data` points into the data;
+        // the `&mut T` ends before the guard is used again. The closure
+        // runs while `this` still owns the permit (see the module docs).
+        let data = f(unsafe { &mut *this.data }) as *mut U;
+        // The permit moves into the new guard: `this` is not dropped.
         let this = ManuallyDrop::new(this);
-        let ptr = this.data;
-        // SAFETY: the guard holds the lock and `data` points into the data.
-        let data = f(unsafe { &mut *ptr }) as *mut U;
         MappedMutexGuard {
             s: this.s,
             data,
@@ -419,10 +430,12 @@ impl<T: ?Sized, U: ?Sized> OwnedMappedMutexGuard<T, U> {
         S: ?Sized,
         F: FnOnce(&mut U) -> &mut S,
     {
+        // SAFETY: the guard holds the lock and `data` points into the data;
+        // the `&mut U` ends before the guard is used again. The closure
+        // runs while `this` still owns the permit (see the module docs).
+        let data = f(unsafe { &mut *this.data }) as *mut S;
+        // The permit moves into the new guard: `this` is not dropped.
         let this = ManuallyDrop::new(this);
-        let ptr = this.data;
-        // SAFETY: the guard holds the lock and `data` points into the data.
-        let data = f(unsafe { &mut *ptr }) as *mut S;
         // SAFETY: `this` is never used or dropped again.
         let lock = unsafe { std::ptr::read(&this.lock) };
         OwnedMappedMutexGuard { data, lock }

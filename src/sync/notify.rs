@@ -24,6 +24,15 @@
 //! lock: a `Notified` whose snapshot is stale when it first looks under the
 //! lock was created before a `notify_waiters` and completes. The loom
 //! models at the bottom check notify against concurrent polls and drops.
+//!
+//! No waker code runs under the lock: a waker is cloned before it is taken,
+//! a replaced or removed one is dropped after it is released, and the ones
+//! to wake are woken after it (dropping a task's last waker drops the task,
+//! whose future may notify this `Notify` again: tokio #5429).
+//!
+//! As tokio's, a `Notified` does not spend the task's cooperative budget:
+//! the primitives built on it that do (`watch`, `Barrier`) spend it around
+//! their own wait.
 use super::wait_list::WaitList;
 use crate::loom::sync::atomic::{AtomicUsize, Ordering};
 use crate::loom::sync::{Mutex, MutexGuard};
@@ -105,7 +114,8 @@ impl Notify {
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
-        // No user code runs under the lock: a poisoned one is consistent.
+        // No user code (not even a waker's) runs under the lock: a poisoned
+        // one is consistent.
         self.inner
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -188,41 +198,78 @@ impl Notify {
     ) -> Poll<()> {
         match *state {
             State::Init => {
+                // Cloned before the lock (see the module docs); dropped
+                // after it if the future completes at once.
+                let waker = cx.map(|cx| cx.waker().clone());
                 let mut inner = self.lock();
                 // Relaxed: the count only changes under the lock we hold.
-                if self.waiters_calls.load(Ordering::Relaxed) != waiters_calls {
-                    *state = State::Done;
-                    return Poll::Ready(());
-                }
-                if inner.permit {
-                    inner.permit = false;
+                let done = if self.waiters_calls.load(Ordering::Relaxed) != waiters_calls {
+                    // A `notify_waiters` after this future was created.
+                    true
+                } else {
+                    // Consume the stored permit, if any.
+                    std::mem::take(&mut inner.permit)
+                };
+                if done {
+                    drop(inner);
+                    drop(waker);
                     *state = State::Done;
                     return Poll::Ready(());
                 }
                 let key = inner.waiters.push_back(Waiter {
-                    waker: cx.map(|cx| cx.waker().clone()),
+                    waker,
                     notification: None,
                 });
                 *state = State::Waiting(key);
                 Poll::Pending
             }
-            State::Waiting(key) => {
-                let mut inner = self.lock();
-                let waiter = inner.waiters.get_mut(key);
-                if waiter.notification.is_some() {
-                    inner.waiters.remove(key);
-                    *state = State::Done;
-                    return Poll::Ready(());
-                }
-                if let Some(cx) = cx {
-                    match &mut waiter.waker {
-                        Some(waker) if waker.will_wake(cx.waker()) => {}
-                        slot => *slot = Some(cx.waker().clone()),
-                    }
-                }
-                Poll::Pending
-            }
+            State::Waiting(key) => self.poll_waiting(key, state, cx),
             State::Done => Poll::Ready(()),
+        }
+    }
+
+    /// Polls a registered `Notified`: its notification, or a new waker.
+    fn poll_waiting(&self, key: usize, state: &mut State, cx: Option<&Context<'_>>) -> Poll<()> {
+        // A waker cloned on an earlier turn of the loop, with the lock
+        // released.
+        let mut new_waker: Option<Waker> = None;
+        loop {
+            let mut inner = self.lock();
+            let waiter = inner.waiters.get_mut(key);
+            if waiter.notification.is_some() {
+                // The notifier took the waker; the entry is dropped outside
+                // the lock all the same.
+                let waiter = inner.waiters.remove(key);
+                drop(inner);
+                drop((waiter, new_waker));
+                *state = State::Done;
+                return Poll::Ready(());
+            }
+            let Some(cx) = cx else {
+                return Poll::Pending;
+            };
+            if waiter
+                .waker
+                .as_ref()
+                .is_some_and(|w| w.will_wake(cx.waker()))
+            {
+                drop(inner);
+                return Poll::Pending;
+            }
+            match new_waker.take() {
+                Some(waker) => {
+                    let old = waiter.waker.replace(waker);
+                    drop(inner);
+                    drop(old);
+                    return Poll::Pending;
+                }
+                None => {
+                    // Clone with the lock released, then look again: the
+                    // waiter may have been notified meanwhile.
+                    drop(inner);
+                    new_waker = Some(cx.waker().clone());
+                }
+            }
         }
     }
 
@@ -237,6 +284,8 @@ impl Notify {
             _ => None,
         };
         drop(inner);
+        // The entry's own waker too is dropped with the lock released.
+        drop(waiter);
         if let Some(waker) = waker {
             waker.wake();
         }
@@ -328,17 +377,6 @@ impl Notified<'_> {
     }
 }
 
-impl Notified<'_> {
-    /// Polls without spending the cooperative budget, for a primitive that
-    /// spends it once for a whole wait (`watch`, which wraps its loop in
-    /// `cooperative`).
-    pub(crate) fn poll_uncooperative(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        let this = self.fields();
-        this.notify
-            .poll_notified(&mut this.state, this.waiters_calls, Some(cx))
-    }
-}
-
 impl OwnedNotified {
     /// The fields, from the pinned future.
     fn fields(self: Pin<&mut Self>) -> &mut Self {
@@ -355,28 +393,15 @@ impl OwnedNotified {
     }
 }
 
-/// A poll of either future: spends a unit of the task's cooperative budget
-/// when it completes.
-fn poll_cooperative(
-    notify: &Notify,
-    state: &mut State,
-    waiters_calls: usize,
-    cx: &mut Context<'_>,
-) -> Poll<()> {
-    #[cfg(feature = "rt")]
-    let coop = std::task::ready!(crate::task::coop::poll_proceed(cx));
-    std::task::ready!(notify.poll_notified(state, waiters_calls, Some(cx)));
-    #[cfg(feature = "rt")]
-    coop.made_progress();
-    Poll::Ready(())
-}
-
+// Neither future spends the cooperative budget, as tokio's (see the module
+// docs).
 impl Future for Notified<'_> {
     type Output = ();
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let this = self.fields();
-        poll_cooperative(this.notify, &mut this.state, this.waiters_calls, cx)
+        this.notify
+            .poll_notified(&mut this.state, this.waiters_calls, Some(cx))
     }
 }
 
@@ -385,7 +410,8 @@ impl Future for OwnedNotified {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let this = self.fields();
-        poll_cooperative(&this.notify, &mut this.state, this.waiters_calls, cx)
+        this.notify
+            .poll_notified(&mut this.state, this.waiters_calls, Some(cx))
     }
 }
 

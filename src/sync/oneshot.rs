@@ -12,6 +12,11 @@
 //! the same critical section in which the other side sets that flag and
 //! takes the waker.
 //!
+//! No waker code runs under the lock: a side's waker is cloned with the
+//! lock released and a replaced one is dropped after it is released (the
+//! last clone of a waker may own the other half of this channel, whose drop
+//! takes the lock: tokio #5429); wakers are woken after it too.
+//!
 //! Receiving (`poll`) and [`Sender::poll_closed`] spend a unit of the
 //! task's cooperative budget, as tokio's do.
 use super::blocking;
@@ -94,7 +99,8 @@ struct State<T> {
 impl<T> Inner<T> {
     fn lock(&self) -> MutexGuard<'_, State<T>> {
         // No user code runs under the lock (values are moved in and out,
-        // never dropped there), so a poisoned lock is consistent.
+        // never dropped there, and wakers are cloned and dropped outside
+        // it), so a poisoned lock is consistent.
         self.state
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -134,6 +140,55 @@ pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
 fn wake(waker: Option<Waker>) {
     if let Some(waker) = waker {
         waker.wake();
+    }
+}
+
+/// What [`register`] found.
+enum Registered<R> {
+    /// `check` returned this: no waker was stored.
+    Ready(R),
+    /// `cx`'s waker is in the slot.
+    Pending,
+}
+
+/// Stores `cx`'s waker in the slot `slot` picks out of the state, unless
+/// `check` (run under the lock first) says the wait is over. The waker is
+/// cloned with the lock released, and the one it replaces is dropped after
+/// the lock is released (see the module docs); if it is the same task's
+/// (`will_wake`), nothing is cloned.
+fn register<T, R>(
+    inner: &Inner<T>,
+    cx: &Context<'_>,
+    mut check: impl FnMut(&mut State<T>) -> Option<R>,
+    slot: impl Fn(&mut State<T>) -> &mut Option<Waker>,
+) -> Registered<R> {
+    // A waker cloned on an earlier turn of the loop.
+    let mut new_waker: Option<Waker> = None;
+    loop {
+        let mut state = inner.lock();
+        if let Some(result) = check(&mut state) {
+            drop(state);
+            drop(new_waker);
+            return Registered::Ready(result);
+        }
+        let stored = slot(&mut state);
+        if stored.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+            return Registered::Pending;
+        }
+        match new_waker.take() {
+            Some(waker) => {
+                let old = stored.replace(waker);
+                drop(state);
+                drop(old);
+                return Registered::Pending;
+            }
+            None => {
+                // Clone with the lock released, then check again: the
+                // other side may have finished meanwhile.
+                drop(state);
+                new_waker = Some(cx.waker().clone());
+            }
+        }
     }
 }
 
@@ -182,17 +237,15 @@ impl<T> Sender<T> {
         let Some(inner) = &self.inner else {
             return Poll::Ready(());
         };
-        let mut state = inner.lock();
-        if state.rx_closed {
-            #[cfg(feature = "rt")]
-            coop.made_progress();
-            return Poll::Ready(());
+        let closed = |state: &mut State<T>| state.rx_closed.then_some(());
+        match register(inner, cx, closed, |state| &mut state.tx_waker) {
+            Registered::Ready(()) => {
+                #[cfg(feature = "rt")]
+                coop.made_progress();
+                Poll::Ready(())
+            }
+            Registered::Pending => Poll::Pending,
         }
-        match &mut state.tx_waker {
-            Some(waker) if waker.will_wake(cx.waker()) => {}
-            slot => *slot = Some(cx.waker().clone()),
-        }
-        Poll::Pending
     }
 }
 
@@ -290,19 +343,15 @@ impl<T> Future for Receiver<T> {
         };
         #[cfg(feature = "rt")]
         let coop = std::task::ready!(crate::task::coop::poll_proceed(cx));
-        let mut state = inner.lock();
-        let result = match state.value.take() {
-            Some(value) => Ok(value),
-            None if state.tx_done || state.rx_closed => Err(RecvError(())),
-            None => {
-                match &mut state.rx_waker {
-                    Some(waker) if waker.will_wake(cx.waker()) => {}
-                    slot => *slot = Some(cx.waker().clone()),
-                }
-                return Poll::Pending;
-            }
+        let received = |state: &mut State<T>| match state.value.take() {
+            Some(value) => Some(Ok(value)),
+            None if state.tx_done || state.rx_closed => Some(Err(RecvError(()))),
+            None => None,
         };
-        drop(state);
+        let result = match register(inner, cx, received, |state| &mut state.rx_waker) {
+            Registered::Ready(result) => result,
+            Registered::Pending => return Poll::Pending,
+        };
         #[cfg(feature = "rt")]
         coop.made_progress();
         this.inner = None;

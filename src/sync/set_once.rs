@@ -93,7 +93,7 @@ impl<T> SetOnce<T> {
         if self.initialized() {
             return Err(SetOnceError(value));
         }
-        let _setting = self
+        let setting = self
             .setting
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -105,6 +105,9 @@ impl<T> SetOnce<T> {
         self.value.with_mut(|ptr| unsafe { (*ptr).write(value) });
         // Release: pairs with the Acquire in `initialized`.
         self.value_set.store(true, Ordering::Release);
+        // The waiters' wakers run with no lock of ours held (a later setter
+        // sees `value_set` and fails without the lock anyway).
+        drop(setting);
         self.notify.notify_waiters();
         Ok(())
     }

@@ -291,11 +291,12 @@ fn maybe_changed<T>(shared: &Shared<T>, version: &mut usize) -> Option<Result<()
 async fn changed_impl<T>(shared: &Shared<T>, version: &mut usize) -> Result<(), RecvError> {
     loop {
         // Created before the check: a send after the check completes it.
-        let mut notified = pin!(shared.notify_rx.notified());
+        let notified = pin!(shared.notify_rx.notified());
         if let Some(result) = maybe_changed(shared, version) {
             return result;
         }
-        std::future::poll_fn(|cx| notified.as_mut().poll_uncooperative(cx)).await;
+        // `Notified` spends no budget; `changed` spends it around this loop.
+        notified.await;
     }
 }
 
@@ -399,11 +400,11 @@ impl<T> Sender<T> {
     pub async fn closed(&self) {
         cooperative(async {
             while self.receiver_count() > 0 {
-                let mut notified = pin!(self.shared.notify_tx.notified());
+                let notified = pin!(self.shared.notify_tx.notified());
                 if self.receiver_count() == 0 {
                     return;
                 }
-                std::future::poll_fn(|cx| notified.as_mut().poll_uncooperative(cx)).await;
+                notified.await;
             }
         })
         .await

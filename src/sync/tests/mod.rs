@@ -62,3 +62,6 @@ impl Poller {
 pub(super) fn boxed<'a, F: Future + 'a>(future: F) -> Pin<Box<F>> {
     Box::pin(future)
 }
+mod defects_close_and_budget;
+mod defects_guard_map;
+mod defects_wakers;
