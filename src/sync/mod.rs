@@ -5,10 +5,11 @@
 //! The public API is tokio's (names, signatures, errors, auto traits);
 //! the code is tokiwa's, and it takes part in tokiwa's runtime:
 //!
-//! * every wait (`lock`, `acquire`, `recv`, `changed`, a `Notified` poll)
-//!   spends a unit of the task's cooperative budget
-//!   ([`crate::task::coop`]), so a task that always finds its lock free or
-//!   its channel full still yields to the others on its worker;
+//! * every wait (`lock`, `acquire`, `recv`, `changed`) spends a unit of
+//!   the task's cooperative budget ([`crate::task::coop`]) where tokio's
+//!   does, so a task that always finds its lock free or its channel full
+//!   still yields to the others on its worker (a `Notified` and
+//!   `SetOnce::wait` spend none, as in tokio);
 //! * the `blocking_*` methods park the thread, and panic with tokio's
 //!   message when called on a thread that drives a runtime.
 //!

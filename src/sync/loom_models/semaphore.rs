@@ -12,7 +12,6 @@ use std::task::Poll;
 /// closed error, as tokio's does (shutdown gates rely on "nothing acquires
 /// after `close()`"), and the permit is not lost either way.
 #[test]
-#[ignore = "defect: issue 24 #4, a grant made before close() but seen after it still succeeds"]
 fn loom_semaphore_close_racing_a_grant() {
     model(|| {
         let sem = Arc::new(Semaphore::new(0));

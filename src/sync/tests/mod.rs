@@ -19,6 +19,9 @@ mod watch;
 #[cfg(feature = "rt")]
 mod runtime;
 
+mod defects_close_and_budget;
+mod defects_guard_map;
+mod defects_wakers;
 mod tokio_bounds;
 mod tokio_notify;
 mod tokio_semaphore_batch;
@@ -62,6 +65,3 @@ impl Poller {
 pub(super) fn boxed<'a, F: Future + 'a>(future: F) -> Pin<Box<F>> {
     Box::pin(future)
 }
-mod defects_close_and_budget;
-mod defects_guard_map;
-mod defects_wakers;

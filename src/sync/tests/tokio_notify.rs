@@ -12,7 +12,6 @@ use std::time::Duration;
 /// a `Notified` that clones the waker under the `Notify`'s lock
 /// deadlocks (tokio clones before it locks).
 #[test]
-#[ignore = "defect: issue 24 #1, Notified clones the waker under the Notify's lock (deadlock)"]
 fn notify_clones_waker_before_lock() {
     const VTABLE: &RawWakerVTable = &RawWakerVTable::new(clone_w, wake, wake_by_ref, drop_w);
 

@@ -252,7 +252,6 @@ fn cancel_acquire_releases_permits() {
 /// by a re-poll: the old waker must be dropped outside the semaphore's
 /// lock (tokio #5429).
 #[test]
-#[ignore = "defect: issue 24 #1, the replaced waker is dropped under the semaphore's lock (deadlock)"]
 fn release_permits_at_drop() {
     use crate::sync::{OwnedSemaphorePermit, Semaphore};
     use futures::task::ArcWake;
