@@ -37,7 +37,9 @@ use crate::runtime::driver::{Parker, Reach, Unparker};
 use crate::runtime::metrics::WorkerMetrics;
 use crate::runtime::park::{condvar, thread as park_thread};
 use crate::runtime::scheduler;
-use crate::task::{coop, Id, JoinHandle, LocalOwnedTasks, Notified, OwnedTasks, Schedule, Task};
+use crate::task::{
+    coop, JoinHandle, LocalOwnedTasks, Notified, OwnedTasks, Schedule, SpawnMeta, Task,
+};
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::fmt;
@@ -73,6 +75,12 @@ pub(crate) struct Handle {
     pub(crate) metrics: WorkerMetrics,
     /// One reactor and one timer wheel, driven by the `block_on` thread.
     pub(crate) driver: driver::Handle,
+    /// A task panicked under `UnhandledPanic::ShutdownRuntime`: every
+    /// `block_on` from then on panics. Sticky. Written and read only by
+    /// the thread holding the core, and the core moves between threads
+    /// through a mutex, so `Relaxed` suffices.
+    #[cfg(tokio_unstable)]
+    panicked: AtomicBool,
 }
 
 /// The waker of the `block_on` future: sets a flag and unparks the driver.
@@ -154,10 +162,16 @@ impl Handle {
             core_waiters: Mutex::new(Vec::new()),
             metrics: WorkerMetrics::default(),
             driver,
+            #[cfg(tokio_unstable)]
+            panicked: AtomicBool::new(false),
         }))
     }
 
-    pub(crate) fn spawn<F>(self: &Arc<Self>, future: F, id: Id) -> JoinHandle<F::Output>
+    pub(crate) fn spawn<F>(
+        self: &Arc<Self>,
+        future: F,
+        meta: SpawnMeta<'_>,
+    ) -> JoinHandle<F::Output>
     where
         F: Future + 'static,
         F::Output: 'static,
@@ -167,10 +181,14 @@ impl Handle {
         let mut future = Some(future);
         let local = context::with_scheduler(|cx| match cx {
             Some(scheduler::Context::CurrentThread(cx)) if Arc::ptr_eq(&cx.handle, self) => {
+                if self.shut_down_by_panic() {
+                    // The shared list is closed: the task is cancelled there.
+                    return None;
+                }
                 let mut slot = cx.core.borrow_mut();
                 let core = slot.as_mut()?;
                 let future = future.take().expect("future taken once");
-                let (raw, notified) = core.owned.bind(future, self.clone(), id);
+                let (raw, notified) = core.owned.bind(future, self.clone(), &meta);
                 core.tasks.push_back(notified);
                 self.local_alive.store(core.owned.len(), Relaxed);
                 Some(raw)
@@ -178,12 +196,18 @@ impl Handle {
             _ => None,
         });
         if let Some(raw) = local {
+            // The task is queued but cannot run before this returns (only
+            // this thread runs it): the hook still precedes its first poll.
+            #[cfg(tokio_unstable)]
+            self.config.hooks.spawned(&meta);
             // SAFETY: `bind` returns the join handle's reference for a task
             // of output `F::Output`.
             return unsafe { JoinHandle::new(raw) };
         }
         let future = future.expect("future not taken");
-        let (raw, notified) = self.owned.bind(future, self.clone(), id);
+        let (raw, notified) = self.owned.bind(future, self.clone(), &meta);
+        #[cfg(tokio_unstable)]
+        self.config.hooks.spawned(&meta);
         if let Some(notified) = notified {
             self.schedule_task(notified, false);
         }
@@ -363,18 +387,70 @@ impl Handle {
                         return out;
                     }
                 }
-                self.run_tasks(local);
+                if self.run_tasks(local) {
+                    panic!(
+                        "a spawned task panicked and the runtime is configured to shut down on unhandled panic"
+                    );
+                }
             }
         })
     }
 
+    /// Whether a task's panic shut the runtime down
+    /// (`UnhandledPanic::ShutdownRuntime`).
+    fn shut_down_by_panic(&self) -> bool {
+        #[cfg(tokio_unstable)]
+        return self.panicked.load(Relaxed);
+        #[cfg(not(tokio_unstable))]
+        false
+    }
+
+    /// A task panicked (called on the driving thread, inside the task's
+    /// run): under `UnhandledPanic::ShutdownRuntime`, cancels every task,
+    /// closes the lists to new ones and marks the runtime, whose
+    /// `block_on` then panics before it runs another task. As in tokio,
+    /// nothing happens when the core is not in reach (the runtime is
+    /// already shutting down).
+    #[cfg(tokio_unstable)]
+    fn on_unhandled_panic(self: &Arc<Self>) {
+        if !matches!(
+            self.config.unhandled_panic,
+            crate::runtime::UnhandledPanic::ShutdownRuntime
+        ) {
+            return;
+        }
+        context::with_scheduler(|cx| {
+            let Some(scheduler::Context::CurrentThread(cx)) = cx else {
+                return;
+            };
+            if !Arc::ptr_eq(&cx.handle, self) {
+                return;
+            }
+            // Out of the context while the tasks are cancelled, so their
+            // destructors' spawns and completions do not reach for it
+            // (a spawn goes to the closed shared list and is cancelled).
+            let Some(mut core) = cx.core.borrow_mut().take() else {
+                return;
+            };
+            self.panicked.store(true, Relaxed);
+            self.owned.close_and_shutdown_all(0);
+            core.owned.shutdown_all();
+            self.local_alive.store(core.owned.len(), Relaxed);
+            *cx.core.borrow_mut() = Some(core);
+        });
+    }
+
     /// Runs up to `event_interval` tasks, then reaps the driver; parks when
-    /// there is nothing to do.
-    fn run_tasks(&self, cx: &Context) {
+    /// there is nothing to do. Returns `true`, having run no more tasks,
+    /// once a task's panic shut the runtime down.
+    fn run_tasks(&self, cx: &Context) -> bool {
         // The `block_on` future is polled again only after this batch, even
         // if it woke itself meanwhile: a future that keeps waking itself
         // must not starve the tasks it waits for.
         for _ in 0..self.config.event_interval {
+            if self.shut_down_by_panic() {
+                return true;
+            }
             let task = {
                 let mut slot = cx.core.borrow_mut();
                 let core = slot.as_mut().expect("core missing");
@@ -394,7 +470,7 @@ impl Handle {
                 task
             };
             match task {
-                Some(task) => coop::budget(|| task.run()),
+                Some(task) => coop::budget(|| scheduler::run_task(&self.config, task)),
                 None => {
                     // Only yielded tasks left: look at the driver, without
                     // sleeping, before they run again.
@@ -407,12 +483,13 @@ impl Handle {
                         .is_empty();
                     self.park(cx, yielded.then_some(std::time::Duration::ZERO));
                     Self::requeue_yielded(cx);
-                    return;
+                    return false;
                 }
             }
         }
         self.park(cx, Some(std::time::Duration::ZERO));
         Self::requeue_yielded(cx);
+        false
     }
 
     /// After the driver was polled: the tasks that yielded go to the back
@@ -579,6 +656,16 @@ impl Schedule for Arc<Handle> {
 
     fn yield_now(&self, task: Notified) {
         self.schedule_task(task, true);
+    }
+
+    #[cfg(tokio_unstable)]
+    fn terminate_hook(&self) -> Option<&crate::runtime::TaskCallback> {
+        self.config.hooks.terminate.as_ref()
+    }
+
+    #[cfg(tokio_unstable)]
+    fn unhandled_panic(&self) {
+        self.on_unhandled_panic();
     }
 }
 

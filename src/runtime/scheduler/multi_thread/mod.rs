@@ -17,7 +17,7 @@ use crate::runtime::blocking::Spawner;
 use crate::runtime::config::Config;
 use crate::runtime::driver;
 use crate::runtime::scheduler;
-use crate::task::{Id, JoinHandle, Notified, Schedule, Task};
+use crate::task::{JoinHandle, Notified, Schedule, SpawnMeta, Task};
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
@@ -108,12 +108,18 @@ impl Handle {
             .spawn(task, crate::runtime::blocking::JobKind::Worker, &rt);
     }
 
-    pub(crate) fn spawn<F>(self: &Arc<Self>, future: F, id: Id) -> JoinHandle<F::Output>
+    pub(crate) fn spawn<F>(
+        self: &Arc<Self>,
+        future: F,
+        meta: SpawnMeta<'_>,
+    ) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        let (raw, notified) = self.shared.owned.bind(future, self.clone(), id);
+        let (raw, notified) = self.shared.owned.bind(future, self.clone(), &meta);
+        #[cfg(tokio_unstable)]
+        self.config.hooks.spawned(&meta);
         if let Some(notified) = notified {
             self.schedule_task(notified, false);
         }
@@ -147,6 +153,11 @@ impl Schedule for Arc<Handle> {
 
     fn yield_now(&self, task: Notified) {
         self.schedule_task(task, true);
+    }
+
+    #[cfg(tokio_unstable)]
+    fn terminate_hook(&self) -> Option<&crate::runtime::TaskCallback> {
+        self.config.hooks.terminate.as_ref()
     }
 }
 

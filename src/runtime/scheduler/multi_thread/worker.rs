@@ -289,8 +289,9 @@ impl Context {
         core.lifo_polls = 0;
         core.stats.polls += 1;
         *self.core.borrow_mut() = Some(core);
+        let config = &self.handle.config;
         coop::budget(|| {
-            task.run();
+            scheduler::run_task(config, task);
             // Run what the task woke into the LIFO slot, within limits.
             loop {
                 let mut core = self.core.borrow_mut().take()?;
@@ -304,7 +305,7 @@ impl Context {
                 core.lifo_polls += 1;
                 core.stats.polls += 1;
                 *self.core.borrow_mut() = Some(core);
-                task.run();
+                scheduler::run_task(config, task);
             }
         })
     }
