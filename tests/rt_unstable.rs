@@ -407,3 +407,93 @@ mod named {
         }
     }
 }
+
+/// Sums a per-worker metric over the workers.
+fn sum_workers(m: &tokiwa::runtime::RuntimeMetrics, f: impl Fn(usize) -> u64) -> u64 {
+    (0..m.num_workers()).map(f).sum()
+}
+
+mod metrics {
+    use super::*;
+
+    rt_test! {
+        fn spawned_remote_and_local_schedule_counts() {
+            let rt = rt();
+            let m = rt.metrics();
+            assert_eq!(m.spawned_tasks_count(), 0);
+            // Three spawns from outside the runtime: remote schedules.
+            let outside: Vec<_> = (0..3).map(|i| rt.spawn(async move { i })).collect();
+            assert!(m.remote_schedule_count() >= 3, "{}", m.remote_schedule_count());
+            rt.block_on(async move {
+                for h in outside {
+                    h.await.unwrap();
+                }
+                // From a task, on the worker that runs it: local schedules.
+                tokiwa::spawn(async {
+                    let hs: Vec<_> = (0..5).map(|i| tokiwa::spawn(async move { i })).collect();
+                    for h in hs {
+                        h.await.unwrap();
+                    }
+                })
+                .await
+                .unwrap();
+                // Blocking tasks are not counted (as in tokio).
+                task::spawn_blocking(|| ()).await.unwrap();
+            });
+            assert_eq!(m.spawned_tasks_count(), 3 + 1 + 5);
+            drop(rt);
+            // Published by the workers as they stop.
+            let local = sum_workers(&m, |w| m.worker_local_schedule_count(w));
+            assert!(local >= 5, "worker_local_schedule_count summed to {local}");
+            for w in 0..m.num_workers() {
+                assert!(m.worker_steal_operations(w) <= m.worker_steal_count(w));
+            }
+            assert_eq!(m.injection_queue_depth(), m.global_queue_depth());
+        }
+
+        fn budget_forced_yields_are_counted() {
+            let rt = rt();
+            let m = rt.metrics();
+            assert_eq!(m.budget_forced_yield_count(), 0);
+            rt.block_on(async {
+                tokiwa::spawn(async {
+                    // Far more than one budget (128 units) in one task.
+                    for _ in 0..1000 {
+                        task::consume_budget().await;
+                    }
+                })
+                .await
+                .unwrap();
+            });
+            assert!(m.budget_forced_yield_count() >= 1000 / 128);
+        }
+
+        fn worker_thread_ids_and_mean_poll_time() {
+            let rt = rt();
+            let m = rt.metrics();
+            let threads = rt.block_on(async {
+                let mut threads = Vec::new();
+                for _ in 0..4 {
+                    // Each poll takes at least 2 ms.
+                    let h = tokiwa::spawn(async {
+                        std::thread::sleep(std::time::Duration::from_millis(2));
+                        std::thread::current().id()
+                    });
+                    threads.push(h.await.unwrap());
+                }
+                threads
+            });
+            drop(rt);
+            let ids: Vec<_> = (0..m.num_workers()).map(|w| m.worker_thread_id(w)).collect();
+            for t in threads {
+                assert!(ids.contains(&Some(t)), "{t:?} not among the workers' {ids:?}");
+            }
+            let mean = (0..m.num_workers())
+                .map(|w| m.worker_mean_poll_time(w))
+                .max()
+                .unwrap();
+            assert!(mean >= std::time::Duration::from_micros(100), "mean poll time {mean:?}");
+            let _ = sum_workers(&m, |w| m.worker_noop_count(w));
+        }
+    }
+}

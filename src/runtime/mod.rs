@@ -22,7 +22,7 @@ pub(crate) mod driver;
 mod handle;
 mod id;
 mod local_runtime;
-mod metrics;
+pub(crate) mod metrics;
 pub(crate) mod park;
 #[allow(clippy::module_inception)]
 mod runtime;

@@ -60,6 +60,15 @@ impl Handle {
         }
     }
 
+    /// The runtime-wide counters of `tokio_unstable`.
+    #[cfg(tokio_unstable)]
+    pub(crate) fn scheduler_metrics(&self) -> &crate::runtime::metrics::SchedulerMetrics {
+        match self {
+            Handle::CurrentThread(h) => &h.scheduler_metrics,
+            Handle::MultiThread(h) => &h.shared.scheduler_metrics,
+        }
+    }
+
     /// The runtime's drivers.
     pub(crate) fn driver(&self) -> &crate::runtime::driver::Handle {
         match self {

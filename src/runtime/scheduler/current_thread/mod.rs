@@ -34,6 +34,8 @@ use crate::runtime::config::Config;
 use crate::runtime::context;
 use crate::runtime::driver;
 use crate::runtime::driver::{Parker, Reach, Unparker};
+#[cfg(tokio_unstable)]
+use crate::runtime::metrics::SchedulerMetrics;
 use crate::runtime::metrics::WorkerMetrics;
 use crate::runtime::park::{condvar, thread as park_thread};
 use crate::runtime::scheduler;
@@ -81,6 +83,8 @@ pub(crate) struct Handle {
     /// through a mutex, so `Relaxed` suffices.
     #[cfg(tokio_unstable)]
     panicked: AtomicBool,
+    #[cfg(tokio_unstable)]
+    pub(crate) scheduler_metrics: crate::runtime::metrics::SchedulerMetrics,
 }
 
 /// The waker of the `block_on` future: sets a flag and unparks the driver.
@@ -118,6 +122,12 @@ pub(crate) struct Core {
     /// When the busy period being measured began (`block_on` took the
     /// core, or the thread last woke): see `WorkerMetrics`.
     busy_since: Instant,
+    /// The mean poll time (`worker_mean_poll_time`), measured per batch.
+    #[cfg(tokio_unstable)]
+    tuning: crate::runtime::scheduler::multi_thread::tuning::Tuning,
+    /// The poll count when the thread last woke from a park.
+    #[cfg(tokio_unstable)]
+    polls_at_unpark: Option<u64>,
 }
 
 /// The scheduler context of the driving thread.
@@ -158,12 +168,20 @@ impl Handle {
                 park: Some(park),
                 polls: 0,
                 busy_since: Instant::now(),
+                #[cfg(tokio_unstable)]
+                tuning: crate::runtime::scheduler::multi_thread::tuning::Tuning::new(Some(
+                    GLOBAL_QUEUE_INTERVAL,
+                )),
+                #[cfg(tokio_unstable)]
+                polls_at_unpark: None,
             }))),
             core_waiters: Mutex::new(Vec::new()),
             metrics: WorkerMetrics::default(),
             driver,
             #[cfg(tokio_unstable)]
             panicked: AtomicBool::new(false),
+            #[cfg(tokio_unstable)]
+            scheduler_metrics: Default::default(),
         }))
     }
 
@@ -191,6 +209,8 @@ impl Handle {
                 let (raw, notified) = core.owned.bind(future, self.clone(), &meta);
                 core.tasks.push_back(notified);
                 self.local_alive.store(core.owned.len(), Relaxed);
+                #[cfg(tokio_unstable)]
+                WorkerMetrics::increment(&self.metrics.local_schedule_count);
                 Some(raw)
             }
             _ => None,
@@ -199,7 +219,10 @@ impl Handle {
             // The task is queued but cannot run before this returns (only
             // this thread runs it): the hook still precedes its first poll.
             #[cfg(tokio_unstable)]
-            self.config.hooks.spawned(&meta);
+            {
+                SchedulerMetrics::inc(&self.scheduler_metrics.spawned_tasks);
+                self.config.hooks.spawned(&meta);
+            }
             // SAFETY: `bind` returns the join handle's reference for a task
             // of output `F::Output`.
             return unsafe { JoinHandle::new(raw) };
@@ -207,7 +230,10 @@ impl Handle {
         let future = future.expect("future not taken");
         let (raw, notified) = self.owned.bind(future, self.clone(), &meta);
         #[cfg(tokio_unstable)]
-        self.config.hooks.spawned(&meta);
+        {
+            SchedulerMetrics::inc(&self.scheduler_metrics.spawned_tasks);
+            self.config.hooks.spawned(&meta);
+        }
         if let Some(notified) = notified {
             self.schedule_task(notified, false);
         }
@@ -221,6 +247,8 @@ impl Handle {
             Some(scheduler::Context::CurrentThread(cx)) if std::ptr::eq(&*cx.handle, self) => {
                 match cx.core.borrow_mut().as_mut() {
                     Some(core) => {
+                        #[cfg(tokio_unstable)]
+                        WorkerMetrics::increment(&self.metrics.local_schedule_count);
                         if is_yield {
                             core.yielded.push_back(task);
                         } else {
@@ -239,6 +267,8 @@ impl Handle {
     }
 
     fn push_remote(&self, task: Notified) {
+        #[cfg(tokio_unstable)]
+        SchedulerMetrics::inc(&self.scheduler_metrics.remote_schedules);
         let mut inject = self.inject.lock().unwrap();
         match inject.as_mut() {
             Some(queue) => {
@@ -274,6 +304,8 @@ impl Handle {
     /// the core is then still taken, and the ring still its last owner's.
     fn take_core(&self) -> Option<(Box<Core>, std::io::Result<()>)> {
         let core = self.core.lock().unwrap().take()?;
+        #[cfg(tokio_unstable)]
+        self.metrics.set_thread_id();
         let attached = self.driver.attach(0);
         Some((core, attached))
     }
@@ -444,6 +476,27 @@ impl Handle {
     /// there is nothing to do. Returns `true`, having run no more tasks,
     /// once a task's panic shut the runtime down.
     fn run_tasks(&self, cx: &Context) -> bool {
+        #[cfg(tokio_unstable)]
+        {
+            let mut slot = cx.core.borrow_mut();
+            let core = slot.as_mut().expect("core missing");
+            core.tuning.start_batch(core.polls);
+        }
+        let stop = self.run_batch(cx);
+        #[cfg(tokio_unstable)]
+        {
+            let mut slot = cx.core.borrow_mut();
+            if let Some(core) = slot.as_mut() {
+                core.tuning.end_batch(core.polls);
+                let mean = core.tuning.mean_poll_ns();
+                self.metrics.mean_poll_time_ns.store(mean, Relaxed);
+            }
+        }
+        stop
+    }
+
+    /// [`Handle::run_tasks`] without the measure of poll times.
+    fn run_batch(&self, cx: &Context) -> bool {
         // The `block_on` future is polled again only after this batch, even
         // if it woke itself meanwhile: a future that keeps waking itself
         // must not starve the tasks it waits for.
@@ -567,6 +620,17 @@ impl Handle {
                 site.slept
             }
         };
+        #[cfg(tokio_unstable)]
+        if slept {
+            // Slept again without polling since the last wake: a wake for
+            // nothing.
+            let mut slot = cx.core.borrow_mut();
+            let core = slot.as_mut().expect("core missing");
+            if core.polls_at_unpark == Some(core.polls) {
+                WorkerMetrics::increment(&self.metrics.noop_count);
+            }
+            core.polls_at_unpark = Some(core.polls);
+        }
         if slept {
             if let Some(f) = &self.config.after_unpark {
                 f();

@@ -7,7 +7,7 @@
 //! creating the workers, spawning, `block_on`, shutdown.
 mod block_in_place;
 pub(crate) mod idle;
-mod tuning;
+pub(crate) mod tuning;
 pub(crate) mod worker;
 
 pub(crate) use block_in_place::block_in_place;
@@ -16,6 +16,8 @@ use crate::loom::sync::Mutex;
 use crate::runtime::blocking::Spawner;
 use crate::runtime::config::Config;
 use crate::runtime::driver;
+#[cfg(tokio_unstable)]
+use crate::runtime::metrics::SchedulerMetrics;
 use crate::runtime::scheduler;
 use crate::task::{JoinHandle, Notified, Schedule, SpawnMeta, Task};
 use std::fmt;
@@ -119,7 +121,10 @@ impl Handle {
     {
         let (raw, notified) = self.shared.owned.bind(future, self.clone(), &meta);
         #[cfg(tokio_unstable)]
-        self.config.hooks.spawned(&meta);
+        {
+            SchedulerMetrics::inc(&self.shared.scheduler_metrics.spawned_tasks);
+            self.config.hooks.spawned(&meta);
+        }
         if let Some(notified) = notified {
             self.schedule_task(notified, false);
         }
