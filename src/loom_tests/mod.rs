@@ -32,7 +32,7 @@ mod ring_wake;
 mod task;
 
 use crate::loom::sync::Mutex;
-use crate::task::{Id, JoinHandle, Notified, OwnedTasks, Schedule, Task};
+use crate::task::{JoinHandle, Notified, OwnedTasks, Schedule, Task};
 use std::collections::VecDeque;
 use std::future::Future;
 use std::sync::Arc;
@@ -71,7 +71,9 @@ impl TestScheduler {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        let (raw, notified) = self.owned.bind(future, self.clone(), Id::next());
+        let (raw, notified) =
+            self.owned
+                .bind(future, self.clone(), &crate::task::SpawnMeta::new_unnamed());
         self.schedule(notified.expect("scheduler closed"));
         // SAFETY: `bind` returned the handle's reference, output `F::Output`.
         unsafe { JoinHandle::new(raw) }
@@ -79,7 +81,11 @@ impl TestScheduler {
 
     /// A task that is bound but not scheduled: its notification.
     pub(super) fn notified(self: &Arc<Self>) -> Notified {
-        let (raw, notified) = self.owned.bind(async {}, self.clone(), Id::next());
+        let (raw, notified) = self.owned.bind(
+            async {},
+            self.clone(),
+            &crate::task::SpawnMeta::new_unnamed(),
+        );
         // SAFETY: as above; the handle is dropped at once.
         drop(unsafe { JoinHandle::<()>::new(raw) });
         notified.expect("scheduler closed")

@@ -46,6 +46,30 @@ pub struct Builder {
     start_paused: bool,
     driver: Option<super::Driver>,
     uring_plain: bool,
+    #[cfg(tokio_unstable)]
+    hooks: super::TaskHooks,
+    #[cfg(tokio_unstable)]
+    unhandled_panic: UnhandledPanic,
+}
+
+/// How the runtime responds to a spawned task's panic
+/// ([`Builder::unhandled_panic`]).
+///
+/// **Note**: this is an unstable API (`--cfg tokio_unstable`), as in tokio.
+#[cfg(tokio_unstable)]
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum UnhandledPanic {
+    /// The panic goes to the task's `JoinHandle` (as a `JoinError`) and
+    /// the other tasks keep running. The default.
+    Ignore,
+    /// The runtime shuts down as soon as a spawned task panics, even if
+    /// its `JoinHandle` is still held: every task is cancelled, later
+    /// spawns are cancelled at once, and `block_on` panics ("a spawned
+    /// task panicked and the runtime is configured to shut down on
+    /// unhandled panic"), on every thread that calls it from then on.
+    /// Current-thread runtimes only.
+    ShutdownRuntime,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,6 +118,10 @@ impl Builder {
             start_paused: false,
             driver: None,
             uring_plain: false,
+            #[cfg(tokio_unstable)]
+            hooks: super::TaskHooks::default(),
+            #[cfg(tokio_unstable)]
+            unhandled_panic: UnhandledPanic::Ignore,
         }
     }
 
@@ -322,6 +350,81 @@ impl Builder {
         self
     }
 
+    /// Runs `f` on the spawning thread each time a task is spawned on the
+    /// runtime (not for `spawn_blocking`, nor on a `LocalSet`), before the
+    /// task can first run.
+    ///
+    /// **Note**: this is an unstable API (`--cfg tokio_unstable`).
+    #[cfg(tokio_unstable)]
+    pub fn on_task_spawn<F>(&mut self, f: F) -> &mut Self
+    where
+        F: Fn(&super::TaskMeta<'_>) + Send + Sync + 'static,
+    {
+        self.hooks.spawn = Some(Arc::new(f));
+        self
+    }
+
+    /// Runs `f` on the task's thread just before each poll of a task of
+    /// the runtime.
+    ///
+    /// **Note**: this is an unstable API (`--cfg tokio_unstable`).
+    #[cfg(tokio_unstable)]
+    pub fn on_before_task_poll<F>(&mut self, f: F) -> &mut Self
+    where
+        F: Fn(&super::TaskMeta<'_>) + Send + Sync + 'static,
+    {
+        self.hooks.set_poll(Some(Arc::new(f)), None);
+        self
+    }
+
+    /// Runs `f` on the task's thread just after each poll of a task of
+    /// the runtime.
+    ///
+    /// **Note**: this is an unstable API (`--cfg tokio_unstable`).
+    #[cfg(tokio_unstable)]
+    pub fn on_after_task_poll<F>(&mut self, f: F) -> &mut Self
+    where
+        F: Fn(&super::TaskMeta<'_>) + Send + Sync + 'static,
+    {
+        self.hooks.set_poll(None, Some(Arc::new(f)));
+        self
+    }
+
+    /// Runs `f` when a task of the runtime (blocking tasks included)
+    /// terminates: completed, panicked or cancelled. It runs on the thread
+    /// that finished the task, after its output is stored.
+    ///
+    /// **Note**: this is an unstable API (`--cfg tokio_unstable`).
+    #[cfg(tokio_unstable)]
+    pub fn on_task_terminate<F>(&mut self, f: F) -> &mut Self
+    where
+        F: Fn(&super::TaskMeta<'_>) + Send + Sync + 'static,
+    {
+        self.hooks.terminate = Some(Arc::new(f));
+        self
+    }
+
+    /// What the runtime does when a spawned task panics (see
+    /// [`UnhandledPanic`]; default [`UnhandledPanic::Ignore`]).
+    ///
+    /// **Note**: this is an unstable API (`--cfg tokio_unstable`).
+    ///
+    /// # Panics
+    ///
+    /// `UnhandledPanic::ShutdownRuntime` on a multi-thread builder, as in
+    /// tokio.
+    #[cfg(tokio_unstable)]
+    #[track_caller]
+    pub fn unhandled_panic(&mut self, behavior: UnhandledPanic) -> &mut Self {
+        if !matches!(self.kind, Kind::CurrentThread)
+            && matches!(behavior, UnhandledPanic::ShutdownRuntime)
+        {
+            panic!("UnhandledPanic::ShutdownRuntime is only supported in current thread runtime");
+        }
+        self.unhandled_panic = behavior;
+        self
+    }
+
     /// tokiwa extension: forces the number of injection-queue shards
     /// (default: none up to 32 workers, then one per 16 workers). Meant for
     /// tests and experiments with sharding on small machines.
@@ -398,6 +501,10 @@ impl Builder {
             before_park: self.before_park.clone(),
             after_unpark: self.after_unpark.clone(),
             disable_lifo_slot: self.disable_lifo_slot,
+            #[cfg(tokio_unstable)]
+            hooks: self.hooks.clone(),
+            #[cfg(tokio_unstable)]
+            unhandled_panic: self.unhandled_panic.clone(),
         };
         let spawner = pool.spawner().clone();
         let handle = match self.kind {

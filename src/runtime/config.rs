@@ -17,4 +17,10 @@ pub(crate) struct Config {
     pub(crate) before_park: Option<Callback>,
     pub(crate) after_unpark: Option<Callback>,
     pub(crate) disable_lifo_slot: bool,
+    /// The task hooks (`task_hooks.rs`).
+    #[cfg(tokio_unstable)]
+    pub(crate) hooks: super::TaskHooks,
+    /// What a task's panic does to the runtime (current-thread only).
+    #[cfg(tokio_unstable)]
+    pub(crate) unhandled_panic: super::UnhandledPanic,
 }

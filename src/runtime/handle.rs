@@ -1,7 +1,7 @@
 //! `Handle`: a cheap, clonable reference to a runtime.
 use super::context::{self, TryCurrentError};
 use super::{park, scheduler, RuntimeMetrics};
-use crate::task::{Id, JoinHandle};
+use crate::task::{JoinHandle, SpawnMeta};
 use std::fmt;
 use std::future::Future;
 use std::marker::PhantomData;
@@ -69,7 +69,7 @@ impl Handle {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        self.inner.spawn(future, Id::next())
+        self.inner.spawn(future, SpawnMeta::new_unnamed())
     }
 
     /// Runs a blocking closure on the runtime's blocking pool.

@@ -57,7 +57,7 @@ impl LocalRuntime {
         let super::scheduler::Handle::CurrentThread(h) = &self.rt.handle().inner else {
             unreachable!("a LocalRuntime is a current-thread runtime")
         };
-        h.spawn(future, crate::task::Id::next())
+        h.spawn(future, crate::task::SpawnMeta::new_unnamed())
     }
 
     /// Runs a blocking closure on the runtime's blocking pool.

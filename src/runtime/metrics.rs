@@ -29,12 +29,51 @@ pub(crate) struct WorkerMetrics {
     pub(crate) poll_count: AtomicU64,
     pub(crate) local_queue_depth: AtomicU64,
     pub(crate) overflow_count: AtomicU64,
+    /// Steal operations that took something (`steal_count` counts tasks).
+    #[cfg(tokio_unstable)]
+    pub(crate) steal_operations: AtomicU64,
+    /// Unparks after which the worker parked again without polling a task.
+    #[cfg(tokio_unstable)]
+    pub(crate) noop_count: AtomicU64,
+    /// Tasks scheduled from this worker onto its own queue or LIFO slot.
+    #[cfg(tokio_unstable)]
+    pub(crate) local_schedule_count: AtomicU64,
+    /// The moving average of the worker's poll durations, in nanoseconds.
+    #[cfg(tokio_unstable)]
+    pub(crate) mean_poll_time_ns: AtomicU64,
+    /// The thread that last took the worker's core.
+    #[cfg(tokio_unstable)]
+    pub(crate) thread_id: crate::loom::sync::Mutex<Option<std::thread::ThreadId>>,
+}
+
+/// Runtime-wide counters of `tokio_unstable` (`RuntimeMetrics::
+/// spawned_tasks_count` and the like). Written by any thread, so each is a
+/// `fetch_add`; `Relaxed`: statistics, ordered with nothing.
+#[cfg(tokio_unstable)]
+#[derive(Default)]
+pub(crate) struct SchedulerMetrics {
+    pub(crate) spawned_tasks: AtomicU64,
+    pub(crate) remote_schedules: AtomicU64,
+    pub(crate) budget_forced_yields: AtomicU64,
+}
+
+#[cfg(tokio_unstable)]
+impl SchedulerMetrics {
+    pub(crate) fn inc(counter: &AtomicU64) {
+        counter.fetch_add(1, Relaxed);
+    }
 }
 
 impl WorkerMetrics {
+    /// Records the thread that took the worker's core.
+    #[cfg(tokio_unstable)]
+    pub(crate) fn set_thread_id(&self) {
+        *self.thread_id.lock().unwrap() = Some(std::thread::current().id());
+    }
+
     /// Adds one to a counter of this worker (only its owner calls this:
     /// see the type's docs for why a load and a store suffice).
-    fn increment(counter: &AtomicU64) {
+    pub(crate) fn increment(counter: &AtomicU64) {
         counter.store(counter.load(Relaxed).wrapping_add(1), Relaxed);
     }
 
@@ -173,7 +212,7 @@ impl RuntimeMetrics {
         self.worker(worker, |m| m.park_unpark_count.load(Relaxed))
     }
 
-    /// How many batches the worker stole from other workers.
+    /// How many tasks the worker stole from other workers.
     pub fn worker_steal_count(&self, worker: usize) -> u64 {
         self.worker(worker, |m| m.steal_count.load(Relaxed))
     }
@@ -197,6 +236,73 @@ impl RuntimeMetrics {
             }
             scheduler::Handle::MultiThread(h) => h.shared.worker_local_queue_depth(worker),
         }
+    }
+}
+
+/// The unstable metrics of tokio (`--cfg tokio_unstable`), those
+/// tokio-metrics reads.
+#[cfg(tokio_unstable)]
+impl RuntimeMetrics {
+    fn scheduler_metrics(&self) -> &SchedulerMetrics {
+        self.handle.scheduler_metrics()
+    }
+
+    /// Tasks spawned on the runtime since it was created (blocking tasks
+    /// are not counted, as in tokio).
+    pub fn spawned_tasks_count(&self) -> u64 {
+        self.scheduler_metrics().spawned_tasks.load(Relaxed)
+    }
+
+    /// Tasks scheduled from outside the runtime's workers (through the
+    /// injection queue).
+    pub fn remote_schedule_count(&self) -> u64 {
+        self.scheduler_metrics().remote_schedules.load(Relaxed)
+    }
+
+    /// Times a task was made to yield because its cooperative budget ran
+    /// out.
+    pub fn budget_forced_yield_count(&self) -> u64 {
+        self.scheduler_metrics().budget_forced_yields.load(Relaxed)
+    }
+
+    /// Tasks waiting in the injection queue (the older name of
+    /// [`global_queue_depth`](Self::global_queue_depth)).
+    pub fn injection_queue_depth(&self) -> usize {
+        self.global_queue_depth()
+    }
+
+    /// The thread that runs worker `worker`, or `None` before it started.
+    ///
+    /// # Panics
+    ///
+    /// When `worker` is not below [`RuntimeMetrics::num_workers`].
+    pub fn worker_thread_id(&self, worker: usize) -> Option<std::thread::ThreadId> {
+        self.worker(worker, |m| *m.thread_id.lock().unwrap())
+    }
+
+    /// Times the worker woke from a park and parked again without having
+    /// polled a task.
+    pub fn worker_noop_count(&self, worker: usize) -> u64 {
+        self.worker(worker, |m| m.noop_count.load(Relaxed))
+    }
+
+    /// Steal operations of the worker that took at least one task
+    /// ([`worker_steal_count`](Self::worker_steal_count) counts the tasks).
+    pub fn worker_steal_operations(&self, worker: usize) -> u64 {
+        self.worker(worker, |m| m.steal_operations.load(Relaxed))
+    }
+
+    /// Tasks the worker scheduled onto its own queue (woken or spawned on
+    /// it).
+    pub fn worker_local_schedule_count(&self, worker: usize) -> u64 {
+        self.worker(worker, |m| m.local_schedule_count.load(Relaxed))
+    }
+
+    /// The moving average of the worker's poll durations (an exponentially
+    /// weighted mean, each poll weighing 0.1); zero before its first batch
+    /// of polls is measured.
+    pub fn worker_mean_poll_time(&self, worker: usize) -> Duration {
+        Duration::from_nanos(self.worker(worker, |m| m.mean_poll_time_ns.load(Relaxed)))
     }
 }
 

@@ -11,50 +11,43 @@
 //! * `blocking/`: the blocking pool.
 //! * `shutdown_error.rs`: the error of a resource whose runtime is gone,
 //!   and `is_rt_shutdown_err`.
+//! * `id.rs`: the runtime's id.
+//! * `task_hooks.rs` (`tokio_unstable` only): the task spawn, poll and
+//!   terminate hooks and their `TaskMeta`.
 pub(crate) mod blocking;
 mod builder;
 pub(crate) mod config;
 pub(crate) mod context;
 pub(crate) mod driver;
 mod handle;
+mod id;
 mod local_runtime;
-mod metrics;
+pub(crate) mod metrics;
 pub(crate) mod park;
 #[allow(clippy::module_inception)]
 mod runtime;
 pub(crate) mod scheduler;
 mod shutdown_error;
+#[cfg(tokio_unstable)]
+mod task_hooks;
 
 pub use builder::Builder;
+#[cfg(tokio_unstable)]
+pub use builder::UnhandledPanic;
 pub use context::TryCurrentError;
 pub use driver::Driver;
 pub use handle::{EnterGuard, Handle, RuntimeFlavor};
+pub use id::Id;
 pub use local_runtime::{LocalOptions, LocalRuntime};
 pub use metrics::RuntimeMetrics;
 pub use runtime::Runtime;
 pub use shutdown_error::is_rt_shutdown_err;
 #[cfg(tokiwa_io_driver)]
 pub(crate) use shutdown_error::shutdown_error;
-
-/// An opaque id that uniquely identifies a runtime among all runtimes of
-/// the process.
-#[derive(Clone, Copy, Debug, Hash, Eq, PartialEq, Ord, PartialOrd)]
-pub struct Id(std::num::NonZeroU64);
-
-impl Id {
-    fn next() -> Id {
-        // Only uniqueness matters, which any read-modify-write gives.
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-        let id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        Id(std::num::NonZeroU64::new(id).expect("runtime id counter overflowed"))
-    }
-}
-
-impl std::fmt::Display for Id {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.fmt(f)
-    }
-}
+#[cfg(tokio_unstable)]
+pub use task_hooks::TaskMeta;
+#[cfg(tokio_unstable)]
+pub(crate) use task_hooks::{TaskCallback, TaskHooks};
 
 /// The index of the worker thread this is called on: `Some(i)` on worker
 /// `i` of a multi-thread runtime, `Some(0)` on the thread driving a

@@ -75,6 +75,12 @@ pub fn poll_proceed(cx: &mut Context<'_>) -> Poll<RestoreOnPending> {
     match budget.0 {
         None => Poll::Ready(RestoreOnPending::new(None)),
         Some(0) => {
+            #[cfg(tokio_unstable)]
+            let _ = context::with_current(|handle| {
+                crate::runtime::metrics::SchedulerMetrics::inc(
+                    &handle.scheduler_metrics().budget_forced_yields,
+                )
+            });
             cx.waker().wake_by_ref();
             Poll::Pending
         }

@@ -3,6 +3,7 @@
 //! ```text
 //! Cell<T, S> (#[repr(C)], one Box per task)
 //! ├── Header   state word, vtable, id, owned-list key   (read through RawTask)
+//! │            (+ spawn location, name: `tokio_unstable` only)
 //! ├── Core     scheduler S, stage: future → output → consumed
 //! └── Trailer  the JoinHandle's waker
 //! ```
@@ -13,6 +14,7 @@
 //! functions are monomorphised for `T` and `S`.
 use super::error::JoinError;
 use super::raw::Vtable;
+use super::spawn_meta::SpawnMeta;
 use super::state::State;
 use super::{Id, Schedule};
 use crate::loom::cell::UnsafeCell;
@@ -34,6 +36,32 @@ pub(crate) struct Header {
     /// The task's slot in its owned-task list. Written by the list under its
     /// shard lock before the task is shared, read under the same lock.
     pub(crate) owner_key: UnsafeCell<usize>,
+    /// Where the task was spawned (the task hooks' `TaskMeta`). Written
+    /// once at creation, read-only after.
+    #[cfg(tokio_unstable)]
+    pub(crate) spawned_at: &'static std::panic::Location<'static>,
+    /// The name `task::Builder::name` gave it, for the tracing layer. Out
+    /// of line behind a thin pointer, so an unnamed task pays one word
+    /// (and only in a `tokio_unstable` + `tracing` build). Written once at
+    /// creation, read-only after.
+    #[cfg(all(tokio_unstable, feature = "tracing"))]
+    #[allow(clippy::box_collection)]
+    pub(crate) name: Option<Box<String>>,
+}
+
+impl Header {
+    /// The hooks' view of the task (id and spawn location).
+    #[cfg(tokio_unstable)]
+    pub(crate) fn task_meta(&self) -> crate::runtime::TaskMeta<'static> {
+        crate::runtime::TaskMeta::new(self.id, self.spawned_at)
+    }
+
+    /// The task's name, if it was spawned with one (`task::Builder::name`).
+    #[cfg(all(tokio_unstable, feature = "tracing"))]
+    #[allow(dead_code)] // read by the tracing layer and the tests
+    pub(crate) fn name(&self) -> Option<&str> {
+        self.name.as_deref().map(String::as_str)
+    }
 }
 
 pub(crate) struct Core<T: Future, S> {
@@ -62,13 +90,17 @@ unsafe impl Send for Header {}
 unsafe impl Sync for Header {}
 
 impl<T: Future, S: Schedule> Cell<T, S> {
-    pub(crate) fn new(future: T, scheduler: S, id: Id) -> Box<Cell<T, S>> {
+    pub(crate) fn new(future: T, scheduler: S, meta: &SpawnMeta<'_>) -> Box<Cell<T, S>> {
         Box::new(Cell {
             header: Header {
                 state: State::new(),
                 vtable: super::raw::vtable::<T, S>(),
-                id,
+                id: meta.id,
                 owner_key: UnsafeCell::new(usize::MAX),
+                #[cfg(tokio_unstable)]
+                spawned_at: meta.spawned_at,
+                #[cfg(all(tokio_unstable, feature = "tracing"))]
+                name: meta.name.map(|name| Box::new(name.to_owned())),
             },
             core: Core {
                 scheduler,

@@ -134,6 +134,14 @@ impl<T: Future, S: Schedule> Harness<T, S> {
             }
         }));
 
+        // After the task looks complete, even if a destructor above
+        // panicked; a panicking hook is ignored (as in tokio).
+        #[cfg(tokio_unstable)]
+        if let Some(f) = self.scheduler().terminate_hook() {
+            let meta = self.header().task_meta();
+            let _ = panic::catch_unwind(AssertUnwindSafe(|| f(&meta)));
+        }
+
         // SAFETY: borrowed view for `release`; `forget` below keeps the count.
         let me = unsafe { Task::from_raw(self.raw()) };
         let released = self.scheduler().release(&me);
@@ -223,14 +231,14 @@ fn set_join_waker(header: &Header, trailer: &Trailer, waker: Waker) -> Result<Sn
 }
 
 /// Drops the future and stores the cancellation as the output.
-fn cancel_task<T: Future, S>(core: &Core<T, S>, id: Id) {
+fn cancel_task<T: Future, S: Schedule>(core: &Core<T, S>, id: Id) {
     let res = panic::catch_unwind(AssertUnwindSafe(|| {
         // SAFETY: the caller holds `RUNNING`.
         unsafe { core.set_stage(id, Stage::Consumed) };
     }));
     let err = match res {
         Ok(()) => JoinError::cancelled(id),
-        Err(payload) => JoinError::panic(id, payload),
+        Err(payload) => panic_error(&core.scheduler, id, payload),
     };
     // SAFETY: the caller holds `RUNNING`.
     unsafe { core.set_stage(id, Stage::Finished(Err(err))) };
@@ -241,7 +249,11 @@ fn cancel_task<T: Future, S>(core: &Core<T, S>, id: Id) {
 /// A future that panics is dropped during the unwinding, before the panic
 /// is caught (as in tokio): its destructor sees `std::thread::panicking()`,
 /// which is how a guard inside it tells a panic from a normal drop.
-fn poll_future<T: Future, S>(core: &Core<T, S>, id: Id, cx: &mut Context<'_>) -> Poll<()> {
+fn poll_future<T: Future, S: Schedule>(
+    core: &Core<T, S>,
+    id: Id,
+    cx: &mut Context<'_>,
+) -> Poll<()> {
     /// Drops the future if the poll unwinds.
     struct DropOnUnwind<'a, T: Future, S> {
         core: &'a Core<T, S>,
@@ -274,11 +286,11 @@ fn poll_future<T: Future, S>(core: &Core<T, S>, id: Id, cx: &mut Context<'_>) ->
             }));
             match dropped {
                 Ok(()) => Ok(output),
-                Err(payload) => Err(JoinError::panic(id, payload)),
+                Err(payload) => Err(panic_error(&core.scheduler, id, payload)),
             }
         }
         // The guard dropped the future while unwinding.
-        Err(payload) => Err(JoinError::panic(id, payload)),
+        Err(payload) => Err(panic_error(&core.scheduler, id, payload)),
     };
     // The output's own destructor cannot run here: the stage was `Consumed`.
     let _ = panic::catch_unwind(AssertUnwindSafe(|| {
@@ -286,4 +298,19 @@ fn poll_future<T: Future, S>(core: &Core<T, S>, id: Id, cx: &mut Context<'_>) ->
         unsafe { core.set_stage(id, Stage::Finished(output)) };
     }));
     Poll::Ready(())
+}
+
+/// The error of a task whose future panicked (in a poll or in its
+/// destructor); with `tokio_unstable` the scheduler first applies its
+/// `UnhandledPanic` setting (as tokio does for the same panics).
+#[cold]
+fn panic_error<S: Schedule>(
+    scheduler: &S,
+    id: Id,
+    payload: Box<dyn std::any::Any + Send + 'static>,
+) -> JoinError {
+    #[cfg(tokio_unstable)]
+    scheduler.unhandled_panic();
+    let _ = scheduler;
+    JoinError::panic(id, payload)
 }

@@ -62,6 +62,12 @@ impl<T> JoinHandle<T> {
     pub fn id(&self) -> Id {
         self.raw.id()
     }
+
+    /// The task's name (`task::Builder::name`), for the tests.
+    #[cfg(all(test, tokio_unstable, feature = "tracing"))]
+    pub(crate) fn name(&self) -> Option<String> {
+        self.raw.header().name().map(str::to_owned)
+    }
 }
 
 impl<T> Future for JoinHandle<T> {

@@ -73,6 +73,9 @@ use crate::loom::sync::{Arc, Mutex, MutexGuard};
 use crate::runtime::Handle;
 use crate::task::{AbortHandle, Id, JoinError, JoinHandle, LocalSet};
 
+#[cfg(all(tokio_unstable, feature = "tracing"))]
+pub use super::join_set_builder::Builder;
+
 /// How many handles that turn out not to be ready one call of
 /// `poll_join_next` polls before it yields to the scheduler.
 const POLL_BUDGET: usize = 32;
@@ -334,7 +337,7 @@ impl<T: 'static> JoinSet<T> {
 
     /// Starts tracking `handle`: it goes into the ready queue so that the
     /// next poll registers its notifier with the runtime.
-    fn insert(&mut self, handle: JoinHandle<T>) -> AbortHandle {
+    pub(super) fn insert(&mut self, handle: JoinHandle<T>) -> AbortHandle {
         let abort = handle.abort_handle();
         let slot = self.entries.vacant_entry();
         let notifier = WakerArc::new(Notifier {

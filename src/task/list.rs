@@ -10,6 +10,7 @@
 //! `bind` after that sees the flag and cancels the new task at once, so no
 //! task can slip in behind a shutdown.
 use super::raw::{Notified, RawTask, Task};
+use super::spawn_meta::SpawnMeta;
 use super::{Id, Schedule};
 use crate::loom::sync::Mutex;
 use crossbeam_utils::CachePadded;
@@ -54,12 +55,18 @@ impl OwnedTasks {
     /// Creates a task owned by this list. Returns its `JoinHandle` reference
     /// and, unless the list is closed (then the task is already cancelled),
     /// the `Notified` to schedule.
-    pub(crate) fn bind<T, S>(&self, future: T, scheduler: S, id: Id) -> (RawTask, Option<Notified>)
+    pub(crate) fn bind<T, S>(
+        &self,
+        future: T,
+        scheduler: S,
+        meta: &SpawnMeta<'_>,
+    ) -> (RawTask, Option<Notified>)
     where
         T: Future + 'static,
         S: Schedule,
     {
-        let raw = RawTask::new(future, scheduler, id);
+        let id = meta.id;
+        let raw = RawTask::new(future, scheduler, meta);
         // SAFETY: a new task carries three references: one each for the
         // list, the first notification and the join handle.
         let (task, notified) = unsafe { (Task::from_raw(raw), Notified::from_raw(raw)) };
@@ -159,12 +166,17 @@ impl LocalOwnedTasks {
     }
 
     /// As [`OwnedTasks::bind`], for an open list.
-    pub(crate) fn bind<T, S>(&mut self, future: T, scheduler: S, id: Id) -> (RawTask, Notified)
+    pub(crate) fn bind<T, S>(
+        &mut self,
+        future: T,
+        scheduler: S,
+        meta: &SpawnMeta<'_>,
+    ) -> (RawTask, Notified)
     where
         T: Future + 'static,
         S: Schedule,
     {
-        let raw = RawTask::new(future, scheduler, id);
+        let raw = RawTask::new(future, scheduler, meta);
         let key = self.tasks.insert(raw);
         // SAFETY: the task is not shared yet; the key is only read again by
         // `remove`, on the thread that holds this list.

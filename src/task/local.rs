@@ -9,7 +9,7 @@
 //! Each time the set is polled it runs at most `MAX_TASKS_PER_TICK` tasks,
 //! then asks to be polled again if work is left, so a busy set does not
 //! starve the rest of its runtime.
-use super::{coop, Id, JoinHandle, Notified, OwnedTasks, Schedule, Task};
+use super::{coop, JoinHandle, Notified, OwnedTasks, Schedule, SpawnMeta, Task};
 use crate::loom::sync::Mutex;
 use crate::runtime::{context, scheduler};
 use pin_project_lite::pin_project;
@@ -74,6 +74,16 @@ where
     F: Future + 'static,
     F::Output: 'static,
 {
+    spawn_local_with(future, SpawnMeta::new_unnamed())
+}
+
+/// [`spawn_local`] with the spawn's metadata (`task::Builder` names it).
+#[track_caller]
+pub(crate) fn spawn_local_with<F>(future: F, meta: SpawnMeta<'_>) -> JoinHandle<F::Output>
+where
+    F: Future + 'static,
+    F::Output: 'static,
+{
     // A `LocalRuntime` current on this thread takes it (as in tokio, even
     // inside a `LocalSet`); one of another thread refuses; otherwise the
     // current `LocalSet`, if any.
@@ -88,7 +98,7 @@ where
     .ok()
     .flatten();
     match local_runtime {
-        Some(Some(h)) => return h.spawn(future, Id::next()),
+        Some(Some(h)) => return h.spawn(future, meta),
         Some(None) => panic!(
             "Local tasks can only be spawned on a LocalRuntime from the thread the runtime was created on"
         ),
@@ -96,7 +106,7 @@ where
     }
     let cx = CURRENT.with(|c| c.borrow().clone());
     match cx {
-        Some(cx) => cx.spawn(future),
+        Some(cx) => cx.spawn(future, meta),
         None => panic!(
             "`spawn_local` called from outside of a `task::LocalSet` or `runtime::LocalRuntime`"
         ),
@@ -140,7 +150,19 @@ impl LocalSet {
         F: Future + 'static,
         F::Output: 'static,
     {
-        self.context.spawn(future)
+        self.context.spawn(future, SpawnMeta::new_unnamed())
+    }
+
+    /// [`LocalSet::spawn_local`] with the spawn's metadata
+    /// (`task::Builder::spawn_local_on` names it).
+    #[cfg(all(tokio_unstable, feature = "tracing"))]
+    #[track_caller]
+    pub(crate) fn spawn_with<F>(&self, future: F, meta: SpawnMeta<'_>) -> JoinHandle<F::Output>
+    where
+        F: Future + 'static,
+        F::Output: 'static,
+    {
+        self.context.spawn(future, meta)
     }
 
     /// Runs `future` on `rt`, driving this set's tasks meanwhile.
@@ -195,15 +217,12 @@ impl Default for LocalSet {
 
 impl LocalContext {
     #[track_caller]
-    fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
+    fn spawn<F>(&self, future: F, meta: SpawnMeta<'_>) -> JoinHandle<F::Output>
     where
         F: Future + 'static,
         F::Output: 'static,
     {
-        let (raw, notified) = self
-            .shared
-            .owned
-            .bind(future, self.shared.clone(), Id::next());
+        let (raw, notified) = self.shared.owned.bind(future, self.shared.clone(), &meta);
         if let Some(notified) = notified {
             self.shared.schedule(notified);
         }

@@ -13,20 +13,31 @@
 //!
 //! Schedulers plug in through the crate-private `Schedule` trait: where a woken task goes, and how
 //! a completed task leaves the scheduler's list.
+#[cfg(all(tokio_unstable, feature = "tracing"))]
+mod builder;
 pub mod coop;
 mod core;
 mod error;
 mod harness;
 mod id;
 mod join;
+// Public with `tokio_unstable`, as in tokio (for `join_set::Builder`).
+#[cfg(not(tokio_unstable))]
 mod join_set;
+#[cfg(tokio_unstable)]
+pub mod join_set;
+#[cfg(all(tokio_unstable, feature = "tracing"))]
+mod join_set_builder;
 mod list;
 mod local;
 mod raw;
+mod spawn_meta;
 mod state;
 mod task_local;
 mod waker;
 
+#[cfg(all(tokio_unstable, feature = "tracing"))]
+pub use builder::Builder;
 pub use coop::{consume_budget, unconstrained, Unconstrained};
 pub use error::JoinError;
 pub use id::{id, try_id, Id};
@@ -42,6 +53,7 @@ pub mod futures {
 
 pub(crate) use list::{LocalOwnedTasks, OwnedTasks};
 pub(crate) use raw::{Notified, RawTask, Task};
+pub(crate) use spawn_meta::SpawnMeta;
 
 use crate::runtime::{context, scheduler};
 use std::future::Future;
@@ -60,6 +72,19 @@ pub(crate) trait Schedule: Send + Sync + Sized + 'static {
     fn yield_now(&self, task: Notified) {
         self.schedule(task);
     }
+
+    /// The runtime's `on_task_terminate` hook, if this scheduler's tasks
+    /// report to one (a `LocalSet`'s do not, as in tokio).
+    #[cfg(tokio_unstable)]
+    fn terminate_hook(&self) -> Option<&crate::runtime::TaskCallback> {
+        None
+    }
+
+    /// A task's poll (or its future's destructor) panicked: the scheduler
+    /// applies its `UnhandledPanic` setting. Called on the thread that ran
+    /// the task, before the task completes.
+    #[cfg(tokio_unstable)]
+    fn unhandled_panic(&self) {}
 }
 
 /// Spawns a new asynchronous task, returning a [`JoinHandle`] for it.
@@ -78,8 +103,8 @@ where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
 {
-    let id = Id::next();
-    match context::with_current(|handle| handle.spawn(future, id)) {
+    let meta = SpawnMeta::new_unnamed();
+    match context::with_current(|handle| handle.spawn(future, meta)) {
         Ok(join) => join,
         Err(e) => panic!("{}", e),
     }

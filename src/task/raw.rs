@@ -6,6 +6,7 @@
 //! to poll a task.
 use super::core::{Cell, Header};
 use super::harness::Harness;
+use super::spawn_meta::SpawnMeta;
 use super::{Id, Schedule};
 use std::future::Future;
 use std::ptr::NonNull;
@@ -90,8 +91,12 @@ unsafe impl Send for RawTask {}
 unsafe impl Sync for RawTask {}
 
 impl RawTask {
-    pub(crate) fn new<T: Future, S: Schedule>(future: T, scheduler: S, id: Id) -> RawTask {
-        let cell = Box::into_raw(Cell::new(future, scheduler, id));
+    pub(crate) fn new<T: Future, S: Schedule>(
+        future: T,
+        scheduler: S,
+        meta: &SpawnMeta<'_>,
+    ) -> RawTask {
+        let cell = Box::into_raw(Cell::new(future, scheduler, meta));
         // SAFETY: `Box::into_raw` never returns null; `Cell` is `repr(C)`
         // with the header first, so the cell pointer is the header pointer.
         let ptr = unsafe { NonNull::new_unchecked(cell.cast::<Header>()) };
@@ -245,6 +250,12 @@ impl Notified {
 
     pub(crate) fn id(&self) -> Id {
         self.0.id()
+    }
+
+    /// The hooks' view of the task (id and spawn location).
+    #[cfg(tokio_unstable)]
+    pub(crate) fn task_meta(&self) -> crate::runtime::TaskMeta<'static> {
+        self.0.raw.header().task_meta()
     }
 
     /// Polls the task (or cancels it, or drops a stale notification).

@@ -11,7 +11,7 @@ mod task;
 
 pub(crate) use pool::{BlockingPool, JobKind, PoolConfig, Spawner};
 
-use crate::task::{Id, JoinHandle, Notified, RawTask, Task};
+use crate::task::{JoinHandle, Notified, RawTask, SpawnMeta, Task};
 use schedule::BlockingSchedule;
 use task::BlockingTask;
 
@@ -22,7 +22,7 @@ where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
-    new_task_with(func, BlockingSchedule::default())
+    new_task_with(func, BlockingSchedule::default(), SpawnMeta::new_unnamed())
 }
 
 /// A `spawn_blocking` task of runtime `rt` (with `test-util`, it holds off
@@ -30,6 +30,7 @@ where
 pub(crate) fn new_spawned_task<F, R>(
     func: F,
     rt: &crate::runtime::scheduler::Handle,
+    meta: SpawnMeta<'_>,
 ) -> (Notified, JoinHandle<R>)
 where
     F: FnOnce() -> R + Send + 'static,
@@ -41,16 +42,23 @@ where
         BlockingSchedule {
             #[cfg(feature = "test-util")]
             inhibit: crate::time::AutoAdvanceInhibit::new(rt),
+            #[cfg(tokio_unstable)]
+            terminate: rt.config().hooks.terminate.clone(),
         },
+        meta,
     )
 }
 
-fn new_task_with<F, R>(func: F, schedule: BlockingSchedule) -> (Notified, JoinHandle<R>)
+fn new_task_with<F, R>(
+    func: F,
+    schedule: BlockingSchedule,
+    meta: SpawnMeta<'_>,
+) -> (Notified, JoinHandle<R>)
 where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
-    let raw = RawTask::new(BlockingTask::new(func), schedule, Id::next());
+    let raw = RawTask::new(BlockingTask::new(func), schedule, &meta);
     // SAFETY: a new task has three references: the owned list's (there is
     // no list, so it is dropped here), the notification's and the handle's;
     // its output type is `R`.

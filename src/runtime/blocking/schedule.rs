@@ -11,10 +11,14 @@
 //! rule; `time/clock.rs`).
 use crate::task::{Notified, Schedule, Task};
 
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub(crate) struct BlockingSchedule {
     #[cfg(feature = "test-util")]
     pub(crate) inhibit: Option<crate::time::AutoAdvanceInhibit>,
+    /// The runtime's `on_task_terminate` hook (`spawn_blocking` tasks
+    /// report to it, as in tokio; the workers' own tasks do not).
+    #[cfg(tokio_unstable)]
+    pub(crate) terminate: Option<crate::runtime::TaskCallback>,
 }
 
 impl Schedule for BlockingSchedule {
@@ -29,5 +33,10 @@ impl Schedule for BlockingSchedule {
     fn schedule(&self, task: Notified) {
         // Unreachable by the protocol above; cancelling is the safe answer.
         task.shutdown();
+    }
+
+    #[cfg(tokio_unstable)]
+    fn terminate_hook(&self) -> Option<&crate::runtime::TaskCallback> {
+        self.terminate.as_ref()
     }
 }

@@ -12,7 +12,7 @@ pub(crate) mod multi_thread;
 
 use crate::runtime::blocking::Spawner;
 use crate::runtime::context;
-use crate::task::{Id, JoinHandle};
+use crate::task::{JoinHandle, SpawnMeta};
 use std::future::Future;
 use std::sync::Arc;
 
@@ -27,6 +27,18 @@ pub(crate) enum Context {
     MultiThread(multi_thread::Context),
 }
 
+/// Runs a task the scheduler took from a queue, between the runtime's
+/// poll hooks when it has any (`tokio_unstable`; one `Option` checked).
+#[inline]
+pub(crate) fn run_task(config: &crate::runtime::config::Config, task: crate::task::Notified) {
+    #[cfg(tokio_unstable)]
+    if let Some(hooks) = &config.hooks.poll {
+        return hooks.run(task);
+    }
+    let _ = config;
+    task.run()
+}
+
 impl Handle {
     /// The current handle; panics with tokio's message outside a runtime.
     #[track_caller]
@@ -37,14 +49,23 @@ impl Handle {
         }
     }
 
-    pub(crate) fn spawn<F>(&self, future: F, id: Id) -> JoinHandle<F::Output>
+    pub(crate) fn spawn<F>(&self, future: F, meta: SpawnMeta<'_>) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
         match self {
-            Handle::CurrentThread(h) => h.spawn(future, id),
-            Handle::MultiThread(h) => h.spawn(future, id),
+            Handle::CurrentThread(h) => h.spawn(future, meta),
+            Handle::MultiThread(h) => h.spawn(future, meta),
+        }
+    }
+
+    /// The runtime-wide counters of `tokio_unstable`.
+    #[cfg(tokio_unstable)]
+    pub(crate) fn scheduler_metrics(&self) -> &crate::runtime::metrics::SchedulerMetrics {
+        match self {
+            Handle::CurrentThread(h) => &h.scheduler_metrics,
+            Handle::MultiThread(h) => &h.shared.scheduler_metrics,
         }
     }
 
@@ -90,13 +111,30 @@ impl Handle {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        let (task, join) = crate::runtime::blocking::new_spawned_task(func, self);
         // On a pool already shut down the task is cancelled: the handle
         // then reports a cancelled `JoinError`, as in tokio.
-        let _ =
-            self.blocking_spawner()
-                .spawn(task, crate::runtime::blocking::JobKind::Optional, self);
-        join
+        self.spawn_blocking_with(func, SpawnMeta::new_unnamed()).0
+    }
+
+    /// [`Handle::spawn_blocking`] with the spawn's metadata; also says
+    /// whether the pool took the task (`task::Builder` reports a pool
+    /// already shut down as an error).
+    #[track_caller]
+    pub(crate) fn spawn_blocking_with<F, R>(
+        &self,
+        func: F,
+        meta: SpawnMeta<'_>,
+    ) -> (JoinHandle<R>, bool)
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        let (task, join) = crate::runtime::blocking::new_spawned_task(func, self, meta);
+        let spawned = self
+            .blocking_spawner()
+            .spawn(task, crate::runtime::blocking::JobKind::Optional, self)
+            .is_ok();
+        (join, spawned)
     }
 
     /// Spawns a blocking closure that runs even if the runtime starts
@@ -108,7 +146,8 @@ impl Handle {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        let (task, join) = crate::runtime::blocking::new_spawned_task(func, self);
+        let (task, join) =
+            crate::runtime::blocking::new_spawned_task(func, self, SpawnMeta::new_unnamed());
         match self.blocking_spawner().spawn(
             task,
             crate::runtime::blocking::JobKind::Mandatory,

@@ -34,10 +34,14 @@ use crate::runtime::config::Config;
 use crate::runtime::context;
 use crate::runtime::driver;
 use crate::runtime::driver::{Parker, Reach, Unparker};
+#[cfg(tokio_unstable)]
+use crate::runtime::metrics::SchedulerMetrics;
 use crate::runtime::metrics::WorkerMetrics;
 use crate::runtime::park::{condvar, thread as park_thread};
 use crate::runtime::scheduler;
-use crate::task::{coop, Id, JoinHandle, LocalOwnedTasks, Notified, OwnedTasks, Schedule, Task};
+use crate::task::{
+    coop, JoinHandle, LocalOwnedTasks, Notified, OwnedTasks, Schedule, SpawnMeta, Task,
+};
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::fmt;
@@ -73,6 +77,14 @@ pub(crate) struct Handle {
     pub(crate) metrics: WorkerMetrics,
     /// One reactor and one timer wheel, driven by the `block_on` thread.
     pub(crate) driver: driver::Handle,
+    /// A task panicked under `UnhandledPanic::ShutdownRuntime`: every
+    /// `block_on` from then on panics. Sticky. Written and read only by
+    /// the thread holding the core, and the core moves between threads
+    /// through a mutex, so `Relaxed` suffices.
+    #[cfg(tokio_unstable)]
+    panicked: AtomicBool,
+    #[cfg(tokio_unstable)]
+    pub(crate) scheduler_metrics: crate::runtime::metrics::SchedulerMetrics,
 }
 
 /// The waker of the `block_on` future: sets a flag and unparks the driver.
@@ -110,6 +122,12 @@ pub(crate) struct Core {
     /// When the busy period being measured began (`block_on` took the
     /// core, or the thread last woke): see `WorkerMetrics`.
     busy_since: Instant,
+    /// The mean poll time (`worker_mean_poll_time`), measured per batch.
+    #[cfg(tokio_unstable)]
+    tuning: crate::runtime::scheduler::multi_thread::tuning::Tuning,
+    /// The poll count when the thread last woke from a park.
+    #[cfg(tokio_unstable)]
+    polls_at_unpark: Option<u64>,
 }
 
 /// The scheduler context of the driving thread.
@@ -150,14 +168,28 @@ impl Handle {
                 park: Some(park),
                 polls: 0,
                 busy_since: Instant::now(),
+                #[cfg(tokio_unstable)]
+                tuning: crate::runtime::scheduler::multi_thread::tuning::Tuning::new(Some(
+                    GLOBAL_QUEUE_INTERVAL,
+                )),
+                #[cfg(tokio_unstable)]
+                polls_at_unpark: None,
             }))),
             core_waiters: Mutex::new(Vec::new()),
             metrics: WorkerMetrics::default(),
             driver,
+            #[cfg(tokio_unstable)]
+            panicked: AtomicBool::new(false),
+            #[cfg(tokio_unstable)]
+            scheduler_metrics: Default::default(),
         }))
     }
 
-    pub(crate) fn spawn<F>(self: &Arc<Self>, future: F, id: Id) -> JoinHandle<F::Output>
+    pub(crate) fn spawn<F>(
+        self: &Arc<Self>,
+        future: F,
+        meta: SpawnMeta<'_>,
+    ) -> JoinHandle<F::Output>
     where
         F: Future + 'static,
         F::Output: 'static,
@@ -167,23 +199,41 @@ impl Handle {
         let mut future = Some(future);
         let local = context::with_scheduler(|cx| match cx {
             Some(scheduler::Context::CurrentThread(cx)) if Arc::ptr_eq(&cx.handle, self) => {
+                if self.shut_down_by_panic() {
+                    // The shared list is closed: the task is cancelled there.
+                    return None;
+                }
                 let mut slot = cx.core.borrow_mut();
                 let core = slot.as_mut()?;
                 let future = future.take().expect("future taken once");
-                let (raw, notified) = core.owned.bind(future, self.clone(), id);
+                let (raw, notified) = core.owned.bind(future, self.clone(), &meta);
                 core.tasks.push_back(notified);
                 self.local_alive.store(core.owned.len(), Relaxed);
+                #[cfg(tokio_unstable)]
+                WorkerMetrics::increment(&self.metrics.local_schedule_count);
                 Some(raw)
             }
             _ => None,
         });
         if let Some(raw) = local {
+            // The task is queued but cannot run before this returns (only
+            // this thread runs it): the hook still precedes its first poll.
+            #[cfg(tokio_unstable)]
+            {
+                SchedulerMetrics::inc(&self.scheduler_metrics.spawned_tasks);
+                self.config.hooks.spawned(&meta);
+            }
             // SAFETY: `bind` returns the join handle's reference for a task
             // of output `F::Output`.
             return unsafe { JoinHandle::new(raw) };
         }
         let future = future.expect("future not taken");
-        let (raw, notified) = self.owned.bind(future, self.clone(), id);
+        let (raw, notified) = self.owned.bind(future, self.clone(), &meta);
+        #[cfg(tokio_unstable)]
+        {
+            SchedulerMetrics::inc(&self.scheduler_metrics.spawned_tasks);
+            self.config.hooks.spawned(&meta);
+        }
         if let Some(notified) = notified {
             self.schedule_task(notified, false);
         }
@@ -197,6 +247,8 @@ impl Handle {
             Some(scheduler::Context::CurrentThread(cx)) if std::ptr::eq(&*cx.handle, self) => {
                 match cx.core.borrow_mut().as_mut() {
                     Some(core) => {
+                        #[cfg(tokio_unstable)]
+                        WorkerMetrics::increment(&self.metrics.local_schedule_count);
                         if is_yield {
                             core.yielded.push_back(task);
                         } else {
@@ -215,6 +267,8 @@ impl Handle {
     }
 
     fn push_remote(&self, task: Notified) {
+        #[cfg(tokio_unstable)]
+        SchedulerMetrics::inc(&self.scheduler_metrics.remote_schedules);
         let mut inject = self.inject.lock().unwrap();
         match inject.as_mut() {
             Some(queue) => {
@@ -250,6 +304,8 @@ impl Handle {
     /// the core is then still taken, and the ring still its last owner's.
     fn take_core(&self) -> Option<(Box<Core>, std::io::Result<()>)> {
         let core = self.core.lock().unwrap().take()?;
+        #[cfg(tokio_unstable)]
+        self.metrics.set_thread_id();
         let attached = self.driver.attach(0);
         Some((core, attached))
     }
@@ -363,18 +419,91 @@ impl Handle {
                         return out;
                     }
                 }
-                self.run_tasks(local);
+                if self.run_tasks(local) {
+                    panic!(
+                        "a spawned task panicked and the runtime is configured to shut down on unhandled panic"
+                    );
+                }
             }
         })
     }
 
+    /// Whether a task's panic shut the runtime down
+    /// (`UnhandledPanic::ShutdownRuntime`).
+    fn shut_down_by_panic(&self) -> bool {
+        #[cfg(tokio_unstable)]
+        return self.panicked.load(Relaxed);
+        #[cfg(not(tokio_unstable))]
+        false
+    }
+
+    /// A task panicked (called on the driving thread, inside the task's
+    /// run): under `UnhandledPanic::ShutdownRuntime`, cancels every task,
+    /// closes the lists to new ones and marks the runtime, whose
+    /// `block_on` then panics before it runs another task. As in tokio,
+    /// nothing happens when the core is not in reach (the runtime is
+    /// already shutting down).
+    #[cfg(tokio_unstable)]
+    fn on_unhandled_panic(self: &Arc<Self>) {
+        if !matches!(
+            self.config.unhandled_panic,
+            crate::runtime::UnhandledPanic::ShutdownRuntime
+        ) {
+            return;
+        }
+        context::with_scheduler(|cx| {
+            let Some(scheduler::Context::CurrentThread(cx)) = cx else {
+                return;
+            };
+            if !Arc::ptr_eq(&cx.handle, self) {
+                return;
+            }
+            // Out of the context while the tasks are cancelled, so their
+            // destructors' spawns and completions do not reach for it
+            // (a spawn goes to the closed shared list and is cancelled).
+            let Some(mut core) = cx.core.borrow_mut().take() else {
+                return;
+            };
+            self.panicked.store(true, Relaxed);
+            self.owned.close_and_shutdown_all(0);
+            core.owned.shutdown_all();
+            self.local_alive.store(core.owned.len(), Relaxed);
+            *cx.core.borrow_mut() = Some(core);
+        });
+    }
+
     /// Runs up to `event_interval` tasks, then reaps the driver; parks when
-    /// there is nothing to do.
-    fn run_tasks(&self, cx: &Context) {
+    /// there is nothing to do. Returns `true`, having run no more tasks,
+    /// once a task's panic shut the runtime down.
+    fn run_tasks(&self, cx: &Context) -> bool {
+        #[cfg(tokio_unstable)]
+        {
+            let mut slot = cx.core.borrow_mut();
+            let core = slot.as_mut().expect("core missing");
+            core.tuning.start_batch(core.polls);
+        }
+        let stop = self.run_batch(cx);
+        #[cfg(tokio_unstable)]
+        {
+            let mut slot = cx.core.borrow_mut();
+            if let Some(core) = slot.as_mut() {
+                core.tuning.end_batch(core.polls);
+                let mean = core.tuning.mean_poll_ns();
+                self.metrics.mean_poll_time_ns.store(mean, Relaxed);
+            }
+        }
+        stop
+    }
+
+    /// [`Handle::run_tasks`] without the measure of poll times.
+    fn run_batch(&self, cx: &Context) -> bool {
         // The `block_on` future is polled again only after this batch, even
         // if it woke itself meanwhile: a future that keeps waking itself
         // must not starve the tasks it waits for.
         for _ in 0..self.config.event_interval {
+            if self.shut_down_by_panic() {
+                return true;
+            }
             let task = {
                 let mut slot = cx.core.borrow_mut();
                 let core = slot.as_mut().expect("core missing");
@@ -394,7 +523,7 @@ impl Handle {
                 task
             };
             match task {
-                Some(task) => coop::budget(|| task.run()),
+                Some(task) => coop::budget(|| scheduler::run_task(&self.config, task)),
                 None => {
                     // Only yielded tasks left: look at the driver, without
                     // sleeping, before they run again.
@@ -407,12 +536,13 @@ impl Handle {
                         .is_empty();
                     self.park(cx, yielded.then_some(std::time::Duration::ZERO));
                     Self::requeue_yielded(cx);
-                    return;
+                    return false;
                 }
             }
         }
         self.park(cx, Some(std::time::Duration::ZERO));
         Self::requeue_yielded(cx);
+        false
     }
 
     /// After the driver was polled: the tasks that yielded go to the back
@@ -490,6 +620,17 @@ impl Handle {
                 site.slept
             }
         };
+        #[cfg(tokio_unstable)]
+        if slept {
+            // Slept again without polling since the last wake: a wake for
+            // nothing.
+            let mut slot = cx.core.borrow_mut();
+            let core = slot.as_mut().expect("core missing");
+            if core.polls_at_unpark == Some(core.polls) {
+                WorkerMetrics::increment(&self.metrics.noop_count);
+            }
+            core.polls_at_unpark = Some(core.polls);
+        }
         if slept {
             if let Some(f) = &self.config.after_unpark {
                 f();
@@ -579,6 +720,16 @@ impl Schedule for Arc<Handle> {
 
     fn yield_now(&self, task: Notified) {
         self.schedule_task(task, true);
+    }
+
+    #[cfg(tokio_unstable)]
+    fn terminate_hook(&self) -> Option<&crate::runtime::TaskCallback> {
+        self.config.hooks.terminate.as_ref()
+    }
+
+    #[cfg(tokio_unstable)]
+    fn unhandled_panic(&self) {
+        self.on_unhandled_panic();
     }
 }
 

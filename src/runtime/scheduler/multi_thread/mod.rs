@@ -7,7 +7,7 @@
 //! creating the workers, spawning, `block_on`, shutdown.
 mod block_in_place;
 pub(crate) mod idle;
-mod tuning;
+pub(crate) mod tuning;
 pub(crate) mod worker;
 
 pub(crate) use block_in_place::block_in_place;
@@ -16,8 +16,10 @@ use crate::loom::sync::Mutex;
 use crate::runtime::blocking::Spawner;
 use crate::runtime::config::Config;
 use crate::runtime::driver;
+#[cfg(tokio_unstable)]
+use crate::runtime::metrics::SchedulerMetrics;
 use crate::runtime::scheduler;
-use crate::task::{Id, JoinHandle, Notified, Schedule, Task};
+use crate::task::{JoinHandle, Notified, Schedule, SpawnMeta, Task};
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
@@ -108,12 +110,21 @@ impl Handle {
             .spawn(task, crate::runtime::blocking::JobKind::Worker, &rt);
     }
 
-    pub(crate) fn spawn<F>(self: &Arc<Self>, future: F, id: Id) -> JoinHandle<F::Output>
+    pub(crate) fn spawn<F>(
+        self: &Arc<Self>,
+        future: F,
+        meta: SpawnMeta<'_>,
+    ) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        let (raw, notified) = self.shared.owned.bind(future, self.clone(), id);
+        let (raw, notified) = self.shared.owned.bind(future, self.clone(), &meta);
+        #[cfg(tokio_unstable)]
+        {
+            SchedulerMetrics::inc(&self.shared.scheduler_metrics.spawned_tasks);
+            self.config.hooks.spawned(&meta);
+        }
         if let Some(notified) = notified {
             self.schedule_task(notified, false);
         }
@@ -147,6 +158,11 @@ impl Schedule for Arc<Handle> {
 
     fn yield_now(&self, task: Notified) {
         self.schedule_task(task, true);
+    }
+
+    #[cfg(tokio_unstable)]
+    fn terminate_hook(&self) -> Option<&crate::runtime::TaskCallback> {
+        self.config.hooks.terminate.as_ref()
     }
 }
 

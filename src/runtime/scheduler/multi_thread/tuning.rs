@@ -41,7 +41,7 @@ const INITIAL_INTERVAL: u32 = 61;
 const ALPHA: f64 = 0.1;
 
 /// A worker's measure of its polls and the interval it derives.
-pub(super) struct Tuning {
+pub(crate) struct Tuning {
     /// The builder's interval: then nothing is measured.
     configured: Option<u32>,
     /// The interval in use, in ticks.
@@ -54,7 +54,7 @@ pub(super) struct Tuning {
 }
 
 impl Tuning {
-    pub(super) fn new(configured: Option<u32>) -> Tuning {
+    pub(crate) fn new(configured: Option<u32>) -> Tuning {
         Tuning {
             configured,
             interval: configured.unwrap_or(INITIAL_INTERVAL),
@@ -70,9 +70,18 @@ impl Tuning {
         self.interval
     }
 
+    /// The moving average of one poll's duration, in nanoseconds.
+    #[cfg(tokio_unstable)]
+    pub(crate) fn mean_poll_ns(&self) -> u64 {
+        // Saturating, NaN to 0.
+        self.mean_poll_ns as u64
+    }
+
     /// The worker starts running tasks; `polls` is its poll count so far.
-    pub(super) fn start_batch(&mut self, polls: u64) {
-        if self.configured.is_some() {
+    pub(crate) fn start_batch(&mut self, polls: u64) {
+        // With `tokio_unstable` the average is also a metric
+        // (`worker_mean_poll_time`): measured even with a set interval.
+        if self.configured.is_some() && !cfg!(tokio_unstable) {
             return;
         }
         self.batch_start = Instant::now();
@@ -81,8 +90,8 @@ impl Tuning {
 
     /// The worker stops running tasks (to park or reap the driver); updates
     /// the average and the interval.
-    pub(super) fn end_batch(&mut self, polls: u64) {
-        if self.configured.is_some() {
+    pub(crate) fn end_batch(&mut self, polls: u64) {
+        if self.configured.is_some() && !cfg!(tokio_unstable) {
             return;
         }
         let n = polls.wrapping_sub(self.batch_start_polls);
@@ -98,6 +107,9 @@ impl Tuning {
         let batch_mean = elapsed.as_nanos() as f64 / n;
         let weight = 1.0 - (1.0 - ALPHA).powf(n);
         self.mean_poll_ns = weight * batch_mean + (1.0 - weight) * self.mean_poll_ns;
+        if self.configured.is_some() {
+            return;
+        }
         // A float-to-int `as` saturates (and maps NaN to 0): the clamp
         // bounds it either way.
         let ticks = (TARGET_INTERVAL.as_nanos() as f64 / self.mean_poll_ns) as u32;

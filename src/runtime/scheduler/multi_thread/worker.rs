@@ -87,6 +87,8 @@ pub(crate) struct Shared {
     #[allow(clippy::vec_box)]
     shutdown_cores: Mutex<Vec<Box<Core>>>,
     pub(crate) worker_metrics: Box<[WorkerMetrics]>,
+    #[cfg(tokio_unstable)]
+    pub(crate) scheduler_metrics: crate::runtime::metrics::SchedulerMetrics,
 }
 
 /// What other threads may touch of a worker.
@@ -119,9 +121,19 @@ pub(crate) struct Core {
 
 #[derive(Default)]
 struct Stats {
+    /// Tasks stolen.
     steals: u64,
     polls: u64,
     overflows: u64,
+    #[cfg(tokio_unstable)]
+    steal_operations: u64,
+    #[cfg(tokio_unstable)]
+    local_schedules: u64,
+    #[cfg(tokio_unstable)]
+    noops: u64,
+    /// The poll count when the worker last woke from a park.
+    #[cfg(tokio_unstable)]
+    polls_at_unpark: Option<u64>,
 }
 
 /// The scheduler context of a worker thread.
@@ -173,6 +185,8 @@ impl Shared {
             owned: OwnedTasks::new(num_workers * 16),
             shutdown_cores: Mutex::new(Vec::with_capacity(num_workers)),
             worker_metrics: (0..num_workers).map(|_| WorkerMetrics::default()).collect(),
+            #[cfg(tokio_unstable)]
+            scheduler_metrics: Default::default(),
         };
         (shared, cores)
     }
@@ -223,6 +237,8 @@ pub(crate) fn run(handle: Arc<Handle>, core: Box<Core>) -> Result<(), (Box<Core>
     if let Err(e) = handle.driver.attach(core.index) {
         return Err((core, e));
     }
+    #[cfg(tokio_unstable)]
+    handle.shared.worker_metrics[core.index].set_thread_id();
     let scheduler_handle = scheduler::Handle::MultiThread(handle.clone());
     let _enter = context::enter_runtime(&scheduler_handle, true);
     let cx = scheduler::Context::MultiThread(Context {
@@ -289,8 +305,9 @@ impl Context {
         core.lifo_polls = 0;
         core.stats.polls += 1;
         *self.core.borrow_mut() = Some(core);
+        let config = &self.handle.config;
         coop::budget(|| {
-            task.run();
+            scheduler::run_task(config, task);
             // Run what the task woke into the LIFO slot, within limits.
             loop {
                 let mut core = self.core.borrow_mut().take()?;
@@ -304,7 +321,7 @@ impl Context {
                 core.lifo_polls += 1;
                 core.stats.polls += 1;
                 *self.core.borrow_mut() = Some(core);
-                task.run();
+                scheduler::run_task(config, task);
             }
         })
     }
@@ -421,6 +438,15 @@ impl Context {
         if !slept {
             return core;
         }
+        // A worker that slept again without polling since it last woke
+        // was woken for nothing.
+        #[cfg(tokio_unstable)]
+        {
+            if core.stats.polls_at_unpark == Some(core.stats.polls) {
+                core.stats.noops += 1;
+            }
+            core.stats.polls_at_unpark = Some(core.stats.polls);
+        }
         core.publish_stats(handle);
         if handle.shared.inject.is_closed() {
             core.is_shutdown = true;
@@ -446,6 +472,10 @@ impl Context {
         let Some(core) = core.as_mut() else {
             return Err(task);
         };
+        #[cfg(tokio_unstable)]
+        {
+            core.stats.local_schedules += 1;
+        }
         if is_yield {
             core.yielded.push(task);
         } else if handle.config.disable_lifo_slot {
@@ -499,6 +529,8 @@ impl Context {
         if let Err(e) = self.handle.driver.attach(core.index) {
             unreachable!("tokiwa: a worker's own ring refused it back: {e}");
         }
+        #[cfg(tokio_unstable)]
+        self.handle.shared.worker_metrics[core.index].set_thread_id();
         *self.core.borrow_mut() = Some(core);
         refused
     }
@@ -555,8 +587,14 @@ impl Core {
                     .steal
                     .steal_batch_with_limit_and_pop(&self.run_queue, LOCAL_QUEUE_CAPACITY / 2)
             };
+            let before = self.run_queue.len();
             if let Some(task) = retry(steal) {
-                self.stats.steals += 1;
+                // The batch went to the local queue, plus the one returned.
+                self.stats.steals += (self.run_queue.len() - before) as u64 + 1;
+                #[cfg(tokio_unstable)]
+                {
+                    self.stats.steal_operations += 1;
+                }
                 return Some(task);
             }
         }
@@ -621,6 +659,16 @@ impl Core {
         m.steal_count.store(self.stats.steals, Relaxed);
         m.poll_count.store(self.stats.polls, Relaxed);
         m.overflow_count.store(self.stats.overflows, Relaxed);
+        #[cfg(tokio_unstable)]
+        {
+            m.steal_operations
+                .store(self.stats.steal_operations, Relaxed);
+            m.local_schedule_count
+                .store(self.stats.local_schedules, Relaxed);
+            m.noop_count.store(self.stats.noops, Relaxed);
+            m.mean_poll_time_ns
+                .store(self.tuning.mean_poll_ns(), Relaxed);
+        }
         m.local_queue_depth
             .store(self.run_queue.len() as u64, Relaxed);
     }
@@ -693,6 +741,10 @@ impl Handle {
             _ => Some(task),
         });
         let Some(task) = task else { return };
+        #[cfg(tokio_unstable)]
+        crate::runtime::metrics::SchedulerMetrics::inc(
+            &self.shared.scheduler_metrics.remote_schedules,
+        );
         match self.driver.delivering_to() {
             // A poll thread delivering to its sleeping worker, which it
             // unparks itself afterwards: no notify (it would wake whichever
