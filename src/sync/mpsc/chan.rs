@@ -13,6 +13,9 @@
 //! the lock is released: a waker may run arbitrary code, and a value may
 //! hold a sender of this very channel whose drop takes the lock.
 //!
+//! The queue is a FIFO of fixed blocks (`block_queue.rs`), which gives
+//! back the memory of a burst once it is received.
+//!
 //! Only the sender counts live outside the lock, as atomics, so that
 //! `Clone`, `strong_count` and `WeakSender::upgrade` (a compare-and-swap
 //! that refuses to revive a count that reached zero) take no lock. The
@@ -38,11 +41,11 @@
 //! therefore reports the end of the stream (`None`) once the queue is
 //! empty and either every sender is gone or, after a close, every permit
 //! has come back.
+use super::block_queue::BlockQueue;
 use super::waiters::WaitList;
 use crate::loom::sync::atomic::{AtomicUsize, Ordering};
 use crate::loom::sync::{Arc, Mutex, MutexGuard};
 use crate::sync::budget as coop;
-use std::collections::VecDeque;
 use std::fmt;
 use std::mem;
 use std::task::{ready, Context, Poll, Waker};
@@ -63,7 +66,7 @@ pub(crate) struct Chan<T> {
 }
 
 struct State<T> {
-    queue: VecDeque<T>,
+    queue: BlockQueue<T>,
     /// The receiver's waker while it waits for a value or the end.
     rx_waker: Option<Waker>,
     /// Every sender is gone.
@@ -118,7 +121,7 @@ impl<T> Chan<T> {
     pub(crate) fn new(bound: Option<usize>) -> Arc<Chan<T>> {
         Arc::new(Chan {
             state: Mutex::new(State {
-                queue: VecDeque::new(),
+                queue: BlockQueue::new(),
                 rx_waker: None,
                 tx_closed: false,
                 rx_closed: false,
@@ -391,9 +394,8 @@ impl<T> Chan<T> {
         }
         let coop = ready!(coop::poll_proceed(cx));
         let mut st = self.lock();
-        let n = st.queue.len().min(limit);
+        let n = st.queue.pop_into(buffer, limit);
         if n > 0 {
-            buffer.extend(st.queue.drain(..n));
             let mut wakers = Vec::new();
             self.release_locked(&mut st, n, &mut wakers);
             drop(st);
