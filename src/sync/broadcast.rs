@@ -594,17 +594,17 @@ impl<T: Clone> Future for Recv<'_, T> {
             Found::Empty => {
                 let old = match this.key {
                     Some(key) if st.rx_waiters.is_queued(key) => {
-                        st.rx_waiters.set_waker(key, cx.waker())
+                        st.rx_waiters.set_waker(key, cx.waker().clone())
                     }
                     Some(key) => {
                         // Dequeued, yet nothing to find (a send or the
                         // close always leaves something): queue again.
                         let (_, old) = st.rx_waiters.remove(key);
-                        this.key = Some(st.rx_waiters.push_back((), cx.waker()));
+                        this.key = Some(st.rx_waiters.push_back((), cx.waker().clone()));
                         old
                     }
                     None => {
-                        this.key = Some(st.rx_waiters.push_back((), cx.waker()));
+                        this.key = Some(st.rx_waiters.push_back((), cx.waker().clone()));
                         None
                     }
                 };
@@ -653,16 +653,16 @@ impl<T> Future for NoReceivers<'_, T> {
         }
         let old = match self.key {
             Some(key) if st.no_rx_waiters.is_queued(key) => {
-                st.no_rx_waiters.set_waker(key, cx.waker())
+                st.no_rx_waiters.set_waker(key, cx.waker().clone())
             }
             Some(key) => {
                 // The last receiver went, but a new one subscribed since.
                 let (_, old) = st.no_rx_waiters.remove(key);
-                self.key = Some(st.no_rx_waiters.push_back((), cx.waker()));
+                self.key = Some(st.no_rx_waiters.push_back((), cx.waker().clone()));
                 old
             }
             None => {
-                self.key = Some(st.no_rx_waiters.push_back((), cx.waker()));
+                self.key = Some(st.no_rx_waiters.push_back((), cx.waker().clone()));
                 None
             }
         };

@@ -110,7 +110,6 @@ impl<T> WaitList<T> {
         self.entries.remove(key).value
     }
 
-    #[cfg(test)]
     pub(crate) fn get(&self, key: usize) -> &T {
         &self.entries.get(key).value
     }

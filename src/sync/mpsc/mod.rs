@@ -38,6 +38,8 @@ pub use bounded::{channel, OwnedPermit, Permit, PermitIterator, Receiver, Sender
 pub use unbounded::{unbounded_channel, UnboundedReceiver, UnboundedSender, WeakUnboundedSender};
 
 #[cfg(all(test, not(tokiwa_loom)))]
+pub(crate) mod test_wakers;
+#[cfg(all(test, not(tokiwa_loom)))]
 mod tests;
 
 // Loom models; without `--cfg tokiwa_loom` they run once as plain tests.

@@ -15,6 +15,16 @@
 //! cannot be reused by another waiter while its owner still holds it. The
 //! owner tells "woken" from "still waiting" with [`WaitList::is_queued`].
 //!
+//! # Wakers
+//!
+//! The list takes wakers by value: the caller clones its waker *before*
+//! it takes the channel's lock (a clone may run arbitrary code, which may
+//! use the channel or panic; under the lock it would deadlock, or unwind
+//! half-way through an update). [`WaitList::will_wake`] tells whether the
+//! stored waker must be replaced at all, so a task polled again by the
+//! same waker clones nothing. Replaced and removed wakers are handed back
+//! to be dropped after the lock is released.
+//!
 //! Every method must be called with the channel's lock held (the list is a
 //! field of the locked state, so the borrow checker enforces it).
 use crate::sync::wait_list::WaitList as Order;
@@ -41,9 +51,9 @@ impl<D> WaitList<D> {
     }
 
     /// Adds a waiter at the back of the FIFO and returns its key.
-    pub(crate) fn push_back(&mut self, data: D, waker: &Waker) -> usize {
+    pub(crate) fn push_back(&mut self, data: D, waker: Waker) -> usize {
         self.order.push_back(Entry {
-            waker: Some(waker.clone()),
+            waker: Some(waker),
             data,
         })
     }
@@ -68,14 +78,21 @@ impl<D> WaitList<D> {
         &mut self.order.get_mut(key).data
     }
 
-    /// Replaces the stored waker unless it would wake the same task; returns
-    /// the old one, to be dropped after the lock is released.
-    pub(crate) fn set_waker(&mut self, key: usize, waker: &Waker) -> Option<Waker> {
-        let slot = &mut self.order.get_mut(key).waker;
-        match slot {
-            Some(old) if old.will_wake(waker) => None,
-            _ => slot.replace(waker.clone()),
-        }
+    /// Whether the stored waker already wakes the task `waker` wakes (then
+    /// nothing needs replacing).
+    pub(crate) fn will_wake(&self, key: usize, waker: &Waker) -> bool {
+        self.order
+            .get(key)
+            .waker
+            .as_ref()
+            .is_some_and(|stored| stored.will_wake(waker))
+    }
+
+    /// Stores `waker`; returns the old one, to be dropped after the lock
+    /// is released.
+    #[must_use = "drop the old waker after releasing the lock"]
+    pub(crate) fn set_waker(&mut self, key: usize, waker: Waker) -> Option<Waker> {
+        self.order.get_mut(key).waker.replace(waker)
     }
 
     /// Takes the waiter out of the FIFO and returns its waker (to be woken
@@ -138,24 +155,23 @@ mod tests {
     fn fifo_order_survives_removal_from_the_middle() {
         let mut list = WaitList::new();
         let waker = &Waker::from(Arc::new(Task));
-        let a = list.push_back(1, waker);
-        let b = list.push_back(2, waker);
-        let c = list.push_back(3, waker);
+        let a = list.push_back(1, waker.clone());
+        let b = list.push_back(2, waker.clone());
+        let c = list.push_back(3, waker.clone());
         assert_eq!(list.front(), Some(a));
         assert_eq!(list.remove(b).0, 2);
         assert!(list.dequeue(a).is_some());
         assert!(!list.is_queued(a));
         assert_eq!(list.front(), Some(c));
         // A dequeued entry keeps its key until its owner removes it.
-        let d = list.push_back(4, waker);
+        let d = list.push_back(4, waker.clone());
         assert_ne!(d, a);
-        assert!(
-            list.set_waker(d, waker).is_none(),
-            "the same task's waker is kept"
-        );
+        assert!(list.will_wake(d, waker));
+        assert!(list.set_waker(d, waker.clone()).is_some());
         assert_eq!(list.remove(a).0, 1);
         assert_eq!(order(&mut list), vec![3, 4]);
         assert!(list.is_empty());
+        assert!(!list.will_wake(c, waker), "a dequeued entry has no waker");
         let _ = list.remove(c);
         let _ = list.remove(d);
     }
