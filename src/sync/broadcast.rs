@@ -25,29 +25,33 @@
 //!
 //! # Implementation
 //!
-//! tokiwa's own (whole-graph mode), with tokio's API. The ring of slots,
-//! the send position and the parked receivers share one mutex; each slot
-//! records the position it holds and how many receivers have yet to read
-//! it. Positions are `u64` counts of values sent and never wrap in
-//! practice. A receiver keeps the position it reads next, so `next ==
-//! tail` means nothing new, and a slot holding another position than
-//! `next` means it was overwritten: the receiver lagged. Waiting receivers
-//! sit in a [`WaitList`]; every wait spends the task's cooperative budget,
-//! as tokio's does. The last reader of a value takes it instead of a
-//! clone. Clones are made under the lock (a `Clone` that uses the same
-//! channel deadlocks), but overwritten values are dropped, and wakers
-//! woken or dropped, after it.
+//! tokiwa's own (whole-graph mode), with tokio's API and tokio's layout
+//! (`ring.rs`): a ring of slots, each behind its own mutex, and the send
+//! position with the parked receivers behind another. A receiver clones
+//! its value holding only that value's slot, so a slow `Clone` does not
+//! hold up the senders (unless one wraps round to that very slot) or the
+//! receivers of other values. Positions are `u64` counts of values sent;
+//! a receiver keeps the position it reads next, and a slot holding another
+//! position means nothing new yet or, if a later one, that the receiver
+//! lagged. Waiting receivers sit in a [`WaitList`]; every wait spends the
+//! task's cooperative budget, as tokio's does. Wakers are cloned before a
+//! lock is taken and woken or dropped after; overwritten and fully read
+//! values are dropped after the lock.
+//!
+//! [`WaitList`]: crate::sync::mpsc::waiters::WaitList
 use crate::loom::sync::atomic::{AtomicUsize, Ordering};
-use crate::loom::sync::{Arc, Mutex, MutexGuard};
+use crate::loom::sync::Arc;
 use crate::sync::blocking::block_on;
 use crate::sync::budget::poll_proceed;
-use crate::sync::mpsc::waiters::WaitList;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{ready, Context, Poll, Waker};
 
 pub mod error;
+mod ring;
+
+use ring::{Found, Park, Ring};
 
 use error::{RecvError, SendError, TryRecvError};
 
@@ -76,36 +80,11 @@ pub struct Receiver<T> {
 }
 
 struct Shared<T> {
-    state: Mutex<State<T>>,
-    /// Capacity (a power of two) minus one.
-    mask: usize,
+    ring: Ring<T>,
     /// Senders.
     tx_count: AtomicUsize,
     /// Weak senders.
     weak_count: AtomicUsize,
-}
-
-struct State<T> {
-    slots: Box<[Slot<T>]>,
-    /// The position the next value is sent to (values sent so far).
-    tail: u64,
-    /// Receivers.
-    rx_count: usize,
-    /// Every sender is gone.
-    tx_closed: bool,
-    /// Receivers waiting for a value.
-    rx_waiters: WaitList<()>,
-    /// `Sender::closed()` futures waiting for the last receiver to go.
-    no_rx_waiters: WaitList<()>,
-}
-
-struct Slot<T> {
-    /// The position of the value held (meaningless while `val` is `None`
-    /// and `rem` is 0).
-    pos: u64,
-    /// Receivers that have yet to read it.
-    rem: usize,
-    val: Option<T>,
 }
 
 fn wake_all(wakers: Vec<Waker>) {
@@ -127,62 +106,6 @@ pub fn channel<T: Clone>(capacity: usize) -> (Sender<T>, Receiver<T>) {
     (tx, rx)
 }
 
-impl<T> Shared<T> {
-    fn lock(&self) -> MutexGuard<'_, State<T>> {
-        // A panic under the lock can only come from a value's `Clone`,
-        // which runs before the state changes: the state stays consistent.
-        self.state
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    fn capacity(&self) -> u64 {
-        self.mask as u64 + 1
-    }
-
-    /// Looks at a receiver's position `next`; on a lag, moves it to the
-    /// oldest value held.
-    fn find(&self, st: &State<T>, next: &mut u64) -> Found {
-        if *next == st.tail {
-            return if st.tx_closed {
-                Found::Closed
-            } else {
-                Found::Empty
-            };
-        }
-        let idx = (*next & self.mask as u64) as usize;
-        if st.slots[idx].pos == *next {
-            return Found::Value(idx);
-        }
-        let oldest = st.tail - self.capacity();
-        let missed = oldest - *next;
-        *next = oldest;
-        Found::Lagged(missed)
-    }
-
-    /// Reads the value in slot `idx` for the receiver at `next`: always a
-    /// clone, as in tokio (every receive calls `T::clone`, which code may
-    /// count on). The receiver's position and the slot's count change
-    /// first, so a `Clone` that panics loses this value for this receiver
-    /// but leaves the channel consistent (as in tokio). After its last
-    /// reader the channel lets go of the value: it is moved to `spent`, for
-    /// the caller to drop once the lock is released (a value's `Drop` may
-    /// use the channel).
-    fn read(st: &mut State<T>, idx: usize, next: &mut u64, spent: &mut Option<T>) -> Option<T>
-    where
-        T: Clone,
-    {
-        *next += 1;
-        let slot = &mut st.slots[idx];
-        slot.rem -= 1;
-        let value = slot.val.clone();
-        if slot.rem == 0 {
-            *spent = slot.val.take();
-        }
-        value
-    }
-}
-
 impl<T> Sender<T> {
     /// Creates a broadcast channel with no receiver yet (see [`channel`]):
     /// sending fails until one [subscribes](Sender::subscribe).
@@ -198,24 +121,9 @@ impl<T> Sender<T> {
             "broadcast channel capacity exceeded `usize::MAX / 2`"
         );
         let capacity = capacity.next_power_of_two();
-        let slots = (0..capacity)
-            .map(|_| Slot {
-                pos: 0,
-                rem: 0,
-                val: None,
-            })
-            .collect();
         Sender {
             shared: Arc::new(Shared {
-                state: Mutex::new(State {
-                    slots,
-                    tail: 0,
-                    rx_count: 0,
-                    tx_closed: false,
-                    rx_waiters: WaitList::new(),
-                    no_rx_waiters: WaitList::new(),
-                }),
-                mask: capacity - 1,
+                ring: Ring::new(capacity),
                 tx_count: AtomicUsize::new(1),
                 weak_count: AtomicUsize::new(0),
             }),
@@ -230,20 +138,16 @@ impl<T> Sender<T> {
     /// [`subscribe`](Sender::subscribe) makes sending work again. `Ok`
     /// does not promise that any receiver will read the value.
     pub fn send(&self, value: T) -> Result<usize, SendError<T>> {
-        let mut st = self.shared.lock();
-        let receivers = st.rx_count;
+        let mut tail = self.shared.ring.tail();
+        let receivers = tail.rx_count;
         if receivers == 0 {
+            drop(tail);
             return Err(SendError(value));
         }
-        let pos = st.tail;
-        let slot = &mut st.slots[(pos & self.shared.mask as u64) as usize];
-        slot.pos = pos;
-        slot.rem = receivers;
-        let overwritten = slot.val.replace(value);
-        st.tail = pos + 1;
+        let overwritten = self.shared.ring.push(&mut tail, value);
         let mut wakers = Vec::new();
-        st.rx_waiters.dequeue_all(&mut wakers);
-        drop(st);
+        tail.rx_waiters.dequeue_all(&mut wakers);
+        drop(tail);
         wake_all(wakers);
         drop(overwritten);
         Ok(receivers)
@@ -267,36 +171,19 @@ impl<T> Sender<T> {
     /// The number of values held that some receiver has yet to read
     /// (overwritten values are not counted, unlike [`Receiver::len`]).
     pub fn len(&self) -> usize {
-        let st = self.shared.lock();
-        let oldest = st.tail.saturating_sub(self.shared.capacity());
-        // Each receiver reads in order, so the values still to be read are
-        // the newest ones: find the first held position with readers left.
-        let rem_at = |i: u64| st.slots[((oldest + i) & self.shared.mask as u64) as usize].rem;
-        let window = st.tail - oldest;
-        let (mut lo, mut hi) = (0, window);
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            if rem_at(mid) == 0 {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        (window - lo) as usize
+        let tail = self.shared.ring.tail();
+        self.shared.ring.unread(&tail)
     }
 
     /// Whether no held value remains to be read by any receiver.
     pub fn is_empty(&self) -> bool {
-        let st = self.shared.lock();
-        match st.tail.checked_sub(1) {
-            Some(newest) => st.slots[(newest & self.shared.mask as u64) as usize].rem == 0,
-            None => true,
-        }
+        let tail = self.shared.ring.tail();
+        self.shared.ring.newest_is_read(&tail)
     }
 
     /// The number of receivers.
     pub fn receiver_count(&self) -> usize {
-        self.shared.lock().rx_count
+        self.shared.ring.tail().rx_count
     }
 
     /// Whether both senders send into the same channel.
@@ -346,11 +233,11 @@ impl<T> Drop for Sender<T> {
         if self.shared.tx_count.fetch_sub(1, Ordering::AcqRel) != 1 {
             return;
         }
-        let mut st = self.shared.lock();
-        st.tx_closed = true;
+        let mut tail = self.shared.ring.tail();
+        tail.tx_closed = true;
         let mut wakers = Vec::new();
-        st.rx_waiters.dequeue_all(&mut wakers);
-        drop(st);
+        tail.rx_waiters.dequeue_all(&mut wakers);
+        drop(tail);
         wake_all(wakers);
     }
 }
@@ -426,24 +313,15 @@ impl<T> fmt::Debug for WeakSender<T> {
 /// A receiver that reads from the current tail. (A free function: loom's
 /// `Arc` cannot be a method receiver.)
 fn new_receiver<T>(shared: &Arc<Shared<T>>) -> Receiver<T> {
-    let mut st = shared.lock();
-    assert!(st.rx_count != MAX_RECEIVERS, "max receivers");
-    st.rx_count += 1;
-    let next = st.tail;
-    drop(st);
+    let mut tail = shared.ring.tail();
+    assert!(tail.rx_count != MAX_RECEIVERS, "max receivers");
+    tail.rx_count += 1;
+    let next = tail.pos;
+    drop(tail);
     Receiver {
         shared: shared.clone(),
         next,
     }
-}
-
-/// What a receiver finds at its position, with the lock held.
-enum Found {
-    /// A value to clone; the slot index.
-    Value(usize),
-    Empty,
-    Closed,
-    Lagged(u64),
 }
 
 impl<T> Receiver<T> {
@@ -451,7 +329,7 @@ impl<T> Receiver<T> {
     /// any already overwritten; more than the capacity means the next
     /// receive reports a lag.
     pub fn len(&self) -> usize {
-        (self.shared.lock().tail - self.next) as usize
+        (self.shared.ring.tail().pos - self.next) as usize
     }
 
     /// Whether every value sent so far has been read by this receiver.
@@ -510,15 +388,9 @@ impl<T: Clone> Receiver<T> {
     /// [`recv`](Receiver::recv), and [`TryRecvError::Empty`] when there is
     /// nothing new yet.
     pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
-        let Receiver { shared, next } = self;
-        // Declared before the guard: dropped after the lock is released.
-        let mut spent = None;
-        let mut st = shared.lock();
-        match shared.find(&st, next) {
-            Found::Value(idx) => {
-                Shared::read(&mut st, idx, next, &mut spent).ok_or(TryRecvError::Closed)
-            }
-            Found::Empty => Err(TryRecvError::Empty),
+        match self.shared.ring.recv(&mut self.next, None) {
+            Found::Value(reading) => reading.value().ok_or(TryRecvError::Closed),
+            Found::Empty(_) | Found::CloneWaker => Err(TryRecvError::Empty),
             Found::Closed => Err(TryRecvError::Closed),
             Found::Lagged(n) => Err(TryRecvError::Lagged(n)),
         }
@@ -538,27 +410,19 @@ impl<T: Clone> Receiver<T> {
 
 impl<T> Drop for Receiver<T> {
     fn drop(&mut self) {
-        let mut freed = Vec::new();
         let mut wakers = Vec::new();
-        let mut st = self.shared.lock();
-        // Count as having read every value still held.
-        let oldest = st.tail.saturating_sub(self.shared.capacity());
-        for pos in self.next.max(oldest)..st.tail {
-            let slot = &mut st.slots[(pos & self.shared.mask as u64) as usize];
-            if slot.pos == pos && slot.rem > 0 {
-                slot.rem -= 1;
-                if slot.rem == 0 {
-                    freed.extend(slot.val.take());
-                }
-            }
+        let mut tail = self.shared.ring.tail();
+        tail.rx_count -= 1;
+        let until = tail.pos;
+        if tail.rx_count == 0 {
+            tail.no_rx_waiters.dequeue_all(&mut wakers);
         }
-        st.rx_count -= 1;
-        if st.rx_count == 0 {
-            st.no_rx_waiters.dequeue_all(&mut wakers);
-        }
-        drop(st);
+        drop(tail);
+        // Values sent from `until` on no longer count this receiver; the
+        // ones before, it counts as read. Then (as tokio does) the
+        // `closed()` futures are woken: they see the values let go.
+        self.shared.ring.leave(self.next, until);
         wake_all(wakers);
-        drop(freed);
     }
 }
 
@@ -580,43 +444,33 @@ impl<T: Clone> Future for Recv<'_, T> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let coop = ready!(poll_proceed(cx));
-        let this = self.get_mut();
-        let Receiver { shared, next } = &mut *this.receiver;
-        // Declared before the guard: dropped after the lock is released.
-        let mut spent = None;
-        let mut st = shared.lock();
-        let result = match shared.find(&st, next) {
-            Found::Value(idx) => {
-                Shared::read(&mut st, idx, next, &mut spent).ok_or(RecvError::Closed)
-            }
-            Found::Closed => Err(RecvError::Closed),
-            Found::Lagged(n) => Err(RecvError::Lagged(n)),
-            Found::Empty => {
-                let old = match this.key {
-                    Some(key) if st.rx_waiters.is_queued(key) => {
-                        st.rx_waiters.set_waker(key, cx.waker())
-                    }
-                    Some(key) => {
-                        // Dequeued, yet nothing to find (a send or the
-                        // close always leaves something): queue again.
-                        let (_, old) = st.rx_waiters.remove(key);
-                        this.key = Some(st.rx_waiters.push_back((), cx.waker()));
-                        old
-                    }
-                    None => {
-                        this.key = Some(st.rx_waiters.push_back((), cx.waker()));
-                        None
-                    }
-                };
-                drop(st);
-                drop(old);
-                return Poll::Pending;
+        let Recv { receiver, key } = self.get_mut();
+        let Receiver { shared, next } = &mut **receiver;
+        // This task's waker, cloned with no lock held.
+        let mut fresh = None;
+        let result = loop {
+            let park = Park {
+                key: &mut *key,
+                waker: cx.waker(),
+                fresh: &mut fresh,
+            };
+            match shared.ring.recv(next, Some(park)) {
+                Found::Value(reading) => break reading.value().ok_or(RecvError::Closed),
+                Found::Closed => break Err(RecvError::Closed),
+                Found::Lagged(n) => break Err(RecvError::Lagged(n)),
+                Found::Empty(old) => {
+                    drop(old);
+                    return Poll::Pending;
+                }
+                Found::CloneWaker => fresh = Some(cx.waker().clone()),
             }
         };
-        let waker = this.key.take().and_then(|key| st.rx_waiters.remove(key).1);
+        // Done: leave the parked receivers if this future had joined them.
+        if let Some(key) = key.take() {
+            let (_, waker) = shared.ring.tail().rx_waiters.remove(key);
+            drop(waker);
+        }
         coop.made_progress();
-        drop(st);
-        drop(waker);
         Poll::Ready(result)
     }
 }
@@ -624,7 +478,7 @@ impl<T: Clone> Future for Recv<'_, T> {
 impl<T> Drop for Recv<'_, T> {
     fn drop(&mut self) {
         if let Some(key) = self.key.take() {
-            let (_, waker) = self.receiver.shared.lock().rx_waiters.remove(key);
+            let (_, waker) = self.receiver.shared.ring.tail().rx_waiters.remove(key);
             drop(waker);
         }
     }
@@ -641,41 +495,56 @@ impl<T> Future for NoReceivers<'_, T> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let shared = self.shared;
-        let mut st = shared.lock();
-        if st.rx_count == 0 {
-            let waker = self
-                .key
-                .take()
-                .and_then(|key| st.no_rx_waiters.remove(key).1);
-            drop(st);
-            drop(waker);
-            return Poll::Ready(());
+        let mut fresh = None;
+        loop {
+            let mut tail = shared.ring.tail();
+            if tail.rx_count == 0 {
+                let waker = self
+                    .key
+                    .take()
+                    .and_then(|key| tail.no_rx_waiters.remove(key).1);
+                drop(tail);
+                drop(waker);
+                return Poll::Ready(());
+            }
+            if let Some(key) = self.key {
+                if tail.no_rx_waiters.is_queued(key)
+                    && tail.no_rx_waiters.will_wake(key, cx.waker())
+                {
+                    return Poll::Pending;
+                }
+            }
+            let Some(waker) = fresh.take() else {
+                drop(tail);
+                fresh = Some(cx.waker().clone());
+                continue;
+            };
+            let old = match self.key {
+                Some(key) if tail.no_rx_waiters.is_queued(key) => {
+                    tail.no_rx_waiters.set_waker(key, waker)
+                }
+                Some(key) => {
+                    // The last receiver went, but a new one subscribed since.
+                    let (_, old) = tail.no_rx_waiters.remove(key);
+                    self.key = Some(tail.no_rx_waiters.push_back((), waker));
+                    old
+                }
+                None => {
+                    self.key = Some(tail.no_rx_waiters.push_back((), waker));
+                    None
+                }
+            };
+            drop(tail);
+            drop(old);
+            return Poll::Pending;
         }
-        let old = match self.key {
-            Some(key) if st.no_rx_waiters.is_queued(key) => {
-                st.no_rx_waiters.set_waker(key, cx.waker())
-            }
-            Some(key) => {
-                // The last receiver went, but a new one subscribed since.
-                let (_, old) = st.no_rx_waiters.remove(key);
-                self.key = Some(st.no_rx_waiters.push_back((), cx.waker()));
-                old
-            }
-            None => {
-                self.key = Some(st.no_rx_waiters.push_back((), cx.waker()));
-                None
-            }
-        };
-        drop(st);
-        drop(old);
-        Poll::Pending
     }
 }
 
 impl<T> Drop for NoReceivers<'_, T> {
     fn drop(&mut self) {
         if let Some(key) = self.key.take() {
-            let (_, waker) = self.shared.lock().no_rx_waiters.remove(key);
+            let (_, waker) = self.shared.ring.tail().no_rx_waiters.remove(key);
             drop(waker);
         }
     }

@@ -27,6 +27,11 @@ fn auto_traits_match_tokio() {
     send_sync_unpin::<Sender<u8>>();
     send_sync_unpin::<Receiver<u8>>();
     send_sync_unpin::<WeakSender<u8>>();
+    // `Sync` for any `T: Send`, as tokio's (`Cell` is not `Sync`): no two
+    // receivers ever use `&T` at once.
+    send_sync_unpin::<Sender<std::cell::Cell<u8>>>();
+    send_sync_unpin::<Receiver<std::cell::Cell<u8>>>();
+    send_sync_unpin::<WeakSender<std::cell::Cell<u8>>>();
     fn send_future<F: Future + Send>(_: F) {}
     let (tx, mut rx) = channel::<u8>(1);
     send_future(rx.recv());
@@ -417,4 +422,153 @@ fn a_clone_that_panics_loses_that_value_for_that_receiver_only() {
     // The channel is consistent and the receiver has moved past the value.
     assert_eq!(rx.try_recv().unwrap().value, 1);
     assert!(matches!(rx.try_recv(), Err(TryRecvError::Empty)));
+}
+
+/// A value whose first clone (once `armed`) waits until the test opens
+/// the gate, saying when it has started.
+#[derive(Debug)]
+struct Gated {
+    id: u32,
+    gate: Arc<Gate>,
+}
+
+#[derive(Debug, Default)]
+struct Gate {
+    armed: std::sync::atomic::AtomicBool,
+    /// (a clone is waiting, the gate is open)
+    state: std::sync::Mutex<(bool, bool)>,
+    changed: std::sync::Condvar,
+}
+
+impl Gate {
+    fn open(&self) {
+        self.state.lock().unwrap().1 = true;
+        self.changed.notify_all();
+    }
+
+    fn wait_for_a_clone(&self) -> bool {
+        let state = self.state.lock().unwrap();
+        let (state, _) = self
+            .changed
+            .wait_timeout_while(state, std::time::Duration::from_secs(10), |s| !s.0)
+            .unwrap();
+        state.0
+    }
+}
+
+impl Clone for Gated {
+    fn clone(&self) -> Gated {
+        if self.gate.armed.swap(false, Ordering::SeqCst) {
+            let mut state = self.gate.state.lock().unwrap();
+            state.0 = true;
+            self.gate.changed.notify_all();
+            while !state.1 {
+                state = self.gate.changed.wait(state).unwrap();
+            }
+        }
+        Gated {
+            id: self.id,
+            gate: self.gate.clone(),
+        }
+    }
+}
+
+#[test]
+fn a_receivers_slow_clone_blocks_neither_senders_nor_other_receivers() {
+    let gate = Arc::new(Gate::default());
+    let (tx, mut slow) = channel(4);
+    let mut other = tx.subscribe();
+    let gated = |id| Gated {
+        id,
+        gate: gate.clone(),
+    };
+    tx.send(gated(1)).unwrap();
+    assert_eq!(other.try_recv().map(|v| v.id), Ok(1));
+    gate.armed.store(true, Ordering::SeqCst);
+    let slow_reader = std::thread::spawn(move || {
+        let first = slow.try_recv().map(|v| v.id);
+        (first, slow)
+    });
+    assert!(gate.wait_for_a_clone(), "the slow clone never started");
+
+    // While that clone runs: a send on another thread, and another
+    // receiver reading the new value. (Only a receiver of the same value,
+    // or a send that wraps round to its slot, waits for that clone, as in
+    // tokio.)
+    let (done_tx, done_rx) = std::sync::mpsc::channel();
+    let tx2 = tx.clone();
+    let value = gated(2);
+    std::thread::spawn(move || {
+        let sent = tx2.send(value).map_err(|_| ());
+        let read = other.try_recv().map(|v| v.id);
+        let _ = done_tx.send((sent, read));
+    });
+    let outcome = done_rx.recv_timeout(std::time::Duration::from_secs(5));
+    gate.open();
+    let (sent, read) = outcome.expect(
+        "a send and another receiver's receive waited for one receiver's `Clone` \
+         (the channel was locked during the clone)",
+    );
+    assert_eq!(sent, Ok(2));
+    assert_eq!(read, Ok(2));
+    let (first, mut slow) = slow_reader.join().unwrap();
+    assert_eq!(first, Ok(1));
+    assert_eq!(slow.try_recv().map(|v| v.id), Ok(2));
+    assert!(matches!(slow.try_recv(), Err(TryRecvError::Empty)));
+    assert_eq!(tx.len(), 0);
+}
+
+#[test]
+fn wakers_are_cloned_outside_the_lock() {
+    use crate::sync::mpsc::test_wakers::{hooked_waker, within};
+    use std::time::Duration;
+    let limit = Duration::from_secs(10);
+    within(limit, "a waiting receiver's registration", || {
+        let (tx, mut rx) = channel::<u32>(2);
+        let probe = tx.clone();
+        let waker = hooked_waker(move || {
+            let _ = probe.len();
+        });
+        let mut recv = pin!(rx.recv());
+        assert!(poll_once(recv.as_mut(), &waker).is_pending());
+        tx.send(5).unwrap();
+        assert_eq!(poll_once(recv.as_mut(), &waker), Poll::Ready(Ok(5)));
+    });
+    within(limit, "a `closed()` registration", || {
+        let (tx, rx) = channel::<u32>(2);
+        let probe = tx.clone();
+        let waker = hooked_waker(move || {
+            let _ = probe.receiver_count();
+        });
+        let mut closed = pin!(tx.closed());
+        assert!(poll_once(closed.as_mut(), &waker).is_pending());
+        drop(rx);
+        assert_eq!(poll_once(closed.as_mut(), &waker), Poll::Ready(()));
+    });
+}
+
+#[test]
+fn the_last_receivers_drop_lets_go_of_its_values_before_waking_closed() {
+    // tokio's order: a task woken by `closed()` sees the values let go.
+    struct CheckOnWake(Sender<u32>, std::sync::atomic::AtomicBool);
+    impl Wake for CheckOnWake {
+        fn wake(self: Arc<Self>) {
+            self.wake_by_ref();
+        }
+        fn wake_by_ref(self: &Arc<Self>) {
+            assert_eq!(self.0.receiver_count(), 0);
+            assert_eq!(self.0.len(), 0);
+            assert!(self.0.is_empty());
+            self.1.store(true, Ordering::SeqCst);
+        }
+    }
+    let (tx, rx) = channel::<u32>(2);
+    tx.send(1).unwrap();
+    let check = Arc::new(CheckOnWake(tx.clone(), Default::default()));
+    let waker = Waker::from(check.clone());
+    let mut closed = pin!(tx.closed());
+    assert!(poll_once(closed.as_mut(), &waker).is_pending());
+    drop(rx);
+    assert!(check.1.load(Ordering::SeqCst), "closed() was not woken");
+    assert_eq!(poll_once(closed.as_mut(), &waker), Poll::Ready(()));
 }

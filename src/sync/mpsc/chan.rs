@@ -9,9 +9,16 @@
 //! marking the channel closed. A lost wakeup would need a sender to push
 //! between the receiver's check and its registration, which the lock
 //! rules out; the loom models in `loom_tests.rs` check exactly these races
-//! on this code. Wakers are always woken, and values always dropped, after
-//! the lock is released: a waker may run arbitrary code, and a value may
-//! hold a sender of this very channel whose drop takes the lock.
+//! on this code. Wakers are always cloned before the lock is taken, and
+//! woken or dropped, like values, after it is released: a waker may run
+//! arbitrary code (or panic), and a value may hold a sender of this very
+//! channel whose drop takes the lock. A poll that must store a new waker
+//! therefore releases the lock, clones, and looks again (see
+//! [`register`]): nothing it had been given is at stake while the clone
+//! runs, so a clone that panics loses nothing.
+//!
+//! The queue is a FIFO of fixed blocks (`block_queue.rs`), which gives
+//! back the memory of a burst once it is received.
 //!
 //! Only the sender counts live outside the lock, as atomics, so that
 //! `Clone`, `strong_count` and `WeakSender::upgrade` (a compare-and-swap
@@ -38,11 +45,11 @@
 //! therefore reports the end of the stream (`None`) once the queue is
 //! empty and either every sender is gone or, after a close, every permit
 //! has come back.
+use super::block_queue::BlockQueue;
 use super::waiters::WaitList;
 use crate::loom::sync::atomic::{AtomicUsize, Ordering};
 use crate::loom::sync::{Arc, Mutex, MutexGuard};
 use crate::sync::budget as coop;
-use std::collections::VecDeque;
 use std::fmt;
 use std::mem;
 use std::task::{ready, Context, Poll, Waker};
@@ -63,7 +70,7 @@ pub(crate) struct Chan<T> {
 }
 
 struct State<T> {
-    queue: VecDeque<T>,
+    queue: BlockQueue<T>,
     /// The receiver's waker while it waits for a value or the end.
     rx_waker: Option<Waker>,
     /// Every sender is gone.
@@ -118,7 +125,7 @@ impl<T> Chan<T> {
     pub(crate) fn new(bound: Option<usize>) -> Arc<Chan<T>> {
         Arc::new(Chan {
             state: Mutex::new(State {
-                queue: VecDeque::new(),
+                queue: BlockQueue::new(),
                 rx_waker: None,
                 tx_closed: false,
                 rx_closed: false,
@@ -359,23 +366,34 @@ impl<T> Chan<T> {
     /// Receives one value, or `None` at the end.
     pub(crate) fn poll_recv(&self, cx: &mut Context<'_>) -> Poll<Option<T>> {
         let coop = ready!(coop::poll_proceed(cx));
-        let mut st = self.lock();
-        if let Some(value) = st.queue.pop_front() {
-            let mut wakers = Vec::new();
-            self.release_locked(&mut st, 1, &mut wakers);
-            drop(st);
-            wake_all(wakers);
-            coop.made_progress();
-            return Poll::Ready(Some(value));
+        // This task's waker, cloned with the lock released (see `register`).
+        let mut fresh = None;
+        loop {
+            let mut st = self.lock();
+            if let Some(value) = st.queue.pop_front() {
+                let mut wakers = Vec::new();
+                self.release_locked(&mut st, 1, &mut wakers);
+                drop(st);
+                wake_all(wakers);
+                coop.made_progress();
+                return Poll::Ready(Some(value));
+            }
+            if self.is_finished(&st) {
+                coop.made_progress();
+                return Poll::Ready(None);
+            }
+            match register(&mut st.rx_waker, cx.waker(), &mut fresh) {
+                Registered::Done(old) => {
+                    drop(st);
+                    drop(old);
+                    return Poll::Pending;
+                }
+                Registered::CloneFirst => {
+                    drop(st);
+                    fresh = Some(cx.waker().clone());
+                }
+            }
         }
-        if self.is_finished(&st) {
-            coop.made_progress();
-            return Poll::Ready(None);
-        }
-        let old = register(&mut st.rx_waker, cx.waker());
-        drop(st);
-        drop(old);
-        Poll::Pending
     }
 
     /// Receives up to `limit` values into `buffer`; 0 at the end (or when
@@ -390,25 +408,34 @@ impl<T> Chan<T> {
             return Poll::Ready(0);
         }
         let coop = ready!(coop::poll_proceed(cx));
-        let mut st = self.lock();
-        let n = st.queue.len().min(limit);
-        if n > 0 {
-            buffer.extend(st.queue.drain(..n));
-            let mut wakers = Vec::new();
-            self.release_locked(&mut st, n, &mut wakers);
-            drop(st);
-            wake_all(wakers);
-            coop.made_progress();
-            return Poll::Ready(n);
+        let mut fresh = None;
+        loop {
+            let mut st = self.lock();
+            let n = st.queue.pop_into(buffer, limit);
+            if n > 0 {
+                let mut wakers = Vec::new();
+                self.release_locked(&mut st, n, &mut wakers);
+                drop(st);
+                wake_all(wakers);
+                coop.made_progress();
+                return Poll::Ready(n);
+            }
+            if self.is_finished(&st) {
+                coop.made_progress();
+                return Poll::Ready(0);
+            }
+            match register(&mut st.rx_waker, cx.waker(), &mut fresh) {
+                Registered::Done(old) => {
+                    drop(st);
+                    drop(old);
+                    return Poll::Pending;
+                }
+                Registered::CloneFirst => {
+                    drop(st);
+                    fresh = Some(cx.waker().clone());
+                }
+            }
         }
-        if self.is_finished(&st) {
-            coop.made_progress();
-            return Poll::Ready(0);
-        }
-        let old = register(&mut st.rx_waker, cx.waker());
-        drop(st);
-        drop(old);
-        Poll::Pending
     }
 
     /// Receives one value without waiting.
@@ -470,12 +497,26 @@ impl<T> Chan<T> {
     }
 }
 
-/// Stores `waker` in `slot` unless it already wakes the same task; returns
-/// the replaced waker, to be dropped after the lock.
-fn register(slot: &mut Option<Waker>, waker: &Waker) -> Option<Waker> {
-    match slot {
-        Some(old) if old.will_wake(waker) => None,
-        _ => slot.replace(waker.clone()),
+/// What [`register`] did.
+enum Registered {
+    /// The waker is stored; the replaced one, if any, is to be dropped
+    /// after the lock is released.
+    Done(Option<Waker>),
+    /// A new waker must be stored, and none was cloned yet: release the
+    /// lock, clone the task's waker into `fresh`, and poll again.
+    CloneFirst,
+}
+
+/// Makes `slot` wake the task that `waker` wakes, with `fresh` (a clone of
+/// `waker` made with the lock released, if the caller has one yet). A
+/// waker already in the slot for that task is kept, and nothing is cloned.
+fn register(slot: &mut Option<Waker>, waker: &Waker, fresh: &mut Option<Waker>) -> Registered {
+    if slot.as_ref().is_some_and(|old| old.will_wake(waker)) {
+        return Registered::Done(None);
+    }
+    match fresh.take() {
+        Some(new) => Registered::Done(slot.replace(new)),
+        None => Registered::CloneFirst,
     }
 }
 
@@ -510,52 +551,71 @@ impl<T> std::future::Future for Acquire<'_, T> {
     fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let coop = ready!(coop::poll_proceed(cx));
         let chan = self.chan;
-        let mut st = chan.lock();
-        let Some(key) = self.key else {
-            if st.rx_closed {
-                coop.made_progress();
-                return Poll::Ready(Err(Closed));
+        // This task's waker, cloned with the lock released: a clone that
+        // panics then leaves nothing half-done (no permit taken yet).
+        let mut fresh = None;
+        loop {
+            let mut st = chan.lock();
+            let Some(key) = self.key else {
+                if st.rx_closed {
+                    coop.made_progress();
+                    return Poll::Ready(Err(Closed));
+                }
+                if self.need == 0 || (st.send_waiters.is_empty() && st.permits >= self.need) {
+                    st.permits -= self.need;
+                    coop.made_progress();
+                    return Poll::Ready(Ok(()));
+                }
+                let Some(waker) = fresh.take() else {
+                    drop(st);
+                    fresh = Some(cx.waker().clone());
+                    continue;
+                };
+                // Queue up, taking what is free if nobody is ahead of us.
+                let assigned = if st.send_waiters.is_empty() {
+                    mem::take(&mut st.permits)
+                } else {
+                    0
+                };
+                let reservation = Reservation {
+                    need: self.need,
+                    assigned,
+                };
+                self.key = Some(st.send_waiters.push_back(reservation, waker));
+                return Poll::Pending;
+            };
+            if st.send_waiters.is_queued(key) {
+                if st.send_waiters.will_wake(key, cx.waker()) {
+                    return Poll::Pending;
+                }
+                let Some(waker) = fresh.take() else {
+                    drop(st);
+                    fresh = Some(cx.waker().clone());
+                    continue;
+                };
+                let old = st.send_waiters.set_waker(key, waker);
+                drop(st);
+                drop(old);
+                return Poll::Pending;
             }
-            if self.need == 0 || (st.send_waiters.is_empty() && st.permits >= self.need) {
-                st.permits -= self.need;
-                coop.made_progress();
+            // Dequeued: either served in full, or woken by the close.
+            // (Dequeuing took its waker: nothing to drop after the lock.)
+            self.key = None;
+            let (reservation, _no_waker) = st.send_waiters.remove(key);
+            coop.made_progress();
+            // Served but closed before this poll saw it: the reservation
+            // fails (as tokio's does) and its permits go back below, which
+            // wakes a receiver waiting for the last permits of a closed
+            // channel.
+            if reservation.assigned == reservation.need && !st.rx_closed {
                 return Poll::Ready(Ok(()));
             }
-            // Queue up, taking what is free if nobody is ahead of us.
-            let assigned = if st.send_waiters.is_empty() {
-                mem::take(&mut st.permits)
-            } else {
-                0
-            };
-            let reservation = Reservation {
-                need: self.need,
-                assigned,
-            };
-            self.key = Some(st.send_waiters.push_back(reservation, cx.waker()));
-            return Poll::Pending;
-        };
-        if st.send_waiters.is_queued(key) {
-            let old = st.send_waiters.set_waker(key, cx.waker());
+            let mut wakers = Vec::new();
+            chan.release_locked(&mut st, reservation.assigned, &mut wakers);
             drop(st);
-            drop(old);
-            return Poll::Pending;
+            wake_all(wakers);
+            return Poll::Ready(Err(Closed));
         }
-        // Dequeued: either served in full, or woken by the close.
-        // (Dequeuing took its waker: nothing to drop after the lock.)
-        self.key = None;
-        let (reservation, _no_waker) = st.send_waiters.remove(key);
-        coop.made_progress();
-        // Served but closed before this poll saw it: the reservation fails
-        // (as tokio's does) and its permits go back below, which wakes a
-        // receiver waiting for the last permits of a closed channel.
-        if reservation.assigned == reservation.need && !st.rx_closed {
-            return Poll::Ready(Ok(()));
-        }
-        let mut wakers = Vec::new();
-        chan.release_locked(&mut st, reservation.assigned, &mut wakers);
-        drop(st);
-        wake_all(wakers);
-        Poll::Ready(Err(Closed))
     }
 }
 
@@ -585,26 +645,39 @@ impl<T> std::future::Future for RxClosed<'_, T> {
 
     fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let chan = self.chan;
-        let mut st = chan.lock();
-        if st.rx_closed {
-            let waker = self
-                .key
-                .take()
-                .and_then(|key| st.closed_waiters.remove(key).1);
-            drop(st);
-            drop(waker);
-            return Poll::Ready(());
-        }
-        let old = match self.key {
-            Some(key) => st.closed_waiters.set_waker(key, cx.waker()),
-            None => {
-                self.key = Some(st.closed_waiters.push_back((), cx.waker()));
-                None
+        let mut fresh = None;
+        loop {
+            let mut st = chan.lock();
+            if st.rx_closed {
+                let waker = self
+                    .key
+                    .take()
+                    .and_then(|key| st.closed_waiters.remove(key).1);
+                drop(st);
+                drop(waker);
+                return Poll::Ready(());
             }
-        };
-        drop(st);
-        drop(old);
-        Poll::Pending
+            if let Some(key) = self.key {
+                if st.closed_waiters.will_wake(key, cx.waker()) {
+                    return Poll::Pending;
+                }
+            }
+            let Some(waker) = fresh.take() else {
+                drop(st);
+                fresh = Some(cx.waker().clone());
+                continue;
+            };
+            let old = match self.key {
+                Some(key) => st.closed_waiters.set_waker(key, waker),
+                None => {
+                    self.key = Some(st.closed_waiters.push_back((), waker));
+                    None
+                }
+            };
+            drop(st);
+            drop(old);
+            return Poll::Pending;
+        }
     }
 }
 

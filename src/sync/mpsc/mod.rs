@@ -18,13 +18,15 @@
 //! # Implementation
 //!
 //! tokiwa's own (whole-graph mode), with tokio's API. Both flavours share
-//! one core (`chan.rs`): a queue and the waiting parties under one mutex,
+//! one core (`chan.rs`): a queue of fixed blocks that is given back as it
+//! drains (`block_queue.rs`) and the waiting parties under one mutex,
 //! with a bounded channel's capacity counted as permits and senders waiting
 //! for them in a FIFO (`waiters.rs`). Every wait spends the task's
 //! cooperative budget, as tokio's does. The races that matter (a send
 //! against the receiver going to sleep, the last sender's drop against
 //! `recv`, a receive freeing capacity for a waiting sender) are loom models
 //! in `loom_tests.rs`.
+mod block_queue;
 mod bounded;
 mod chan;
 mod unbounded;
@@ -35,6 +37,8 @@ pub mod error;
 pub use bounded::{channel, OwnedPermit, Permit, PermitIterator, Receiver, Sender, WeakSender};
 pub use unbounded::{unbounded_channel, UnboundedReceiver, UnboundedSender, WeakUnboundedSender};
 
+#[cfg(all(test, not(tokiwa_loom)))]
+pub(crate) mod test_wakers;
 #[cfg(all(test, not(tokiwa_loom)))]
 mod tests;
 

@@ -589,3 +589,109 @@ fn a_permit_keeps_its_value_when_waking_the_receiver_panics() {
     assert_eq!(rx.try_recv(), Ok(7));
     assert_eq!(tx.capacity(), 1);
 }
+
+#[test]
+fn a_waker_clone_that_panics_loses_no_capacity() {
+    use super::test_wakers::hooked_waker;
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    let panicking = hooked_waker(|| panic!("the waker's clone panics"));
+
+    // Two asked, one free: the reservation queues up and is given the free
+    // slot; the clone of its waker panics.
+    let (tx, mut rx) = channel::<u32>(2);
+    let held = tx.try_reserve().unwrap();
+    {
+        let mut reserve = pin!(tx.reserve_many(2));
+        let polled = catch_unwind(AssertUnwindSafe(|| {
+            poll_once(reserve.as_mut(), &panicking).is_pending()
+        }));
+        assert!(polled.is_err());
+    }
+    drop(held);
+    assert_eq!(tx.capacity(), 2, "a slot was lost to the panicking clone");
+
+    // A queued reservation re-polled with a waker whose clone panics keeps
+    // what it was given, and gives it back when dropped.
+    let held = tx.try_reserve_many(2).unwrap();
+    {
+        let mut reserve = pin!(tx.reserve_many(2));
+        assert!(poll_once(reserve.as_mut(), Waker::noop()).is_pending());
+        drop(held); // both slots go to the queued reservation
+        let polled = catch_unwind(AssertUnwindSafe(|| {
+            let _ = poll_once(reserve.as_mut(), &panicking);
+        }));
+        // Served before the poll: it completes without cloning at all.
+        assert!(polled.is_ok());
+    }
+    assert_eq!(tx.capacity(), 2);
+    let held = tx.try_reserve_many(2).unwrap();
+    {
+        let mut reserve = pin!(tx.reserve());
+        assert!(poll_once(reserve.as_mut(), Waker::noop()).is_pending());
+        let polled = catch_unwind(AssertUnwindSafe(|| {
+            let _ = poll_once(reserve.as_mut(), &panicking);
+        }));
+        assert!(polled.is_err());
+    }
+    drop(held);
+    assert_eq!(tx.capacity(), 2);
+
+    // The receiver's and `closed()`'s registrations: nothing is lost, and
+    // the channel still works.
+    let polled = catch_unwind(AssertUnwindSafe(|| {
+        let _ = poll_once(pin!(rx.recv()), &panicking);
+    }));
+    assert!(polled.is_err());
+    let polled = catch_unwind(AssertUnwindSafe(|| {
+        let _ = poll_once(pin!(tx.closed()), &panicking);
+    }));
+    assert!(polled.is_err());
+    tx.try_send(1).unwrap();
+    assert_eq!(rx.try_recv(), Ok(1));
+    assert_eq!(tx.capacity(), 2);
+}
+
+#[test]
+fn wakers_are_cloned_outside_the_lock() {
+    use super::test_wakers::{hooked_waker, within};
+    use std::time::Duration;
+    // A waker whose clone uses the channel it is registered with (a task
+    // handle whose clone updates shared state, say).
+    fn waker_using(tx: &Sender<u32>) -> Waker {
+        let tx = tx.clone();
+        hooked_waker(move || {
+            let _ = tx.capacity();
+        })
+    }
+    let limit = Duration::from_secs(10);
+
+    within(limit, "a waiting receiver's registration", || {
+        let (tx, mut rx) = channel::<u32>(1);
+        let waker = waker_using(&tx);
+        let mut recv = pin!(rx.recv());
+        assert!(poll_once(recv.as_mut(), &waker).is_pending());
+        tx.try_send(1).unwrap();
+        assert_eq!(poll_once(recv.as_mut(), &waker), Poll::Ready(Some(1)));
+    });
+    within(limit, "a waiting sender's registration", || {
+        let (tx, mut rx) = channel::<u32>(1);
+        tx.try_send(1).unwrap();
+        let mut reserve = pin!(tx.reserve());
+        assert!(poll_once(reserve.as_mut(), &waker_using(&tx)).is_pending());
+        // Re-polled by another task's waker: the waker is replaced.
+        assert!(poll_once(reserve.as_mut(), &waker_using(&tx)).is_pending());
+        assert_eq!(rx.try_recv(), Ok(1));
+        assert!(matches!(
+            poll_once(reserve.as_mut(), Waker::noop()),
+            Poll::Ready(Ok(_))
+        ));
+    });
+    within(limit, "a `closed()` registration", || {
+        let (tx, mut rx) = channel::<u32>(1);
+        let mut closed = pin!(tx.closed());
+        assert!(poll_once(closed.as_mut(), &waker_using(&tx)).is_pending());
+        assert!(poll_once(closed.as_mut(), &waker_using(&tx)).is_pending());
+        rx.close();
+        assert_eq!(poll_once(closed.as_mut(), Waker::noop()), Poll::Ready(()));
+    });
+}
