@@ -153,7 +153,7 @@ impl<T> BlockQueue<T> {
     }
 
     /// Blocks allocated (the spare included), for the tests.
-    #[cfg(test)]
+    #[cfg(all(test, not(tokiwa_loom)))]
     fn blocks_held(&self) -> usize {
         usize::from(self.head.capacity() > 0) + self.rest.len() + usize::from(self.spare.is_some())
     }

@@ -82,7 +82,7 @@ impl<E> Pages<E> {
     }
 
     /// Entries stored.
-    #[cfg(test)]
+    #[cfg(all(test, not(tokiwa_loom)))]
     pub(super) fn len(&self) -> usize {
         self.len
     }
@@ -144,7 +144,7 @@ impl<E> Pages<E> {
     }
 
     /// Pages allocated (the spare included), for the tests.
-    #[cfg(test)]
+    #[cfg(all(test, not(tokiwa_loom)))]
     pub(super) fn pages_held(&self) -> usize {
         self.table.len() - self.holes + usize::from(self.spare.is_some())
     }
