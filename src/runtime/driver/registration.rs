@@ -42,13 +42,13 @@ impl Registration {
 
     /// As [`Registration::new`], for a descriptor of any kind (`AsyncFd`):
     /// in io_uring mode it first refuses files a poll cannot wait on, with
-    /// epoll's `EPERM`.
+    /// epoll's `EPERM` (see `uring/pollable.rs`).
     #[track_caller]
     pub(crate) fn new_for_any_fd(fd: RawFd, interest: Interest) -> io::Result<Registration> {
         let handle = scheduler::Handle::current_for_io();
         #[cfg(feature = "uring")]
         if handle.driver().kind() == super::Driver::Uring {
-            super::uring::refuse_unpollable(fd)?;
+            super::uring::refuse_unpollable(fd, interest.to_epoll())?;
         }
         Registration::new_with_handle(fd, interest, &handle)
     }

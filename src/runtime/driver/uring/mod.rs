@@ -9,6 +9,8 @@
 //! * `io.rs`: readiness of I/O resources through multishot polls;
 //! * `op.rs`: operations that own their memory until they complete (file
 //!   reads and writes, opens, `statx`, `fsync`, closes);
+//! * `pollable.rs`: the registration check that refuses, as epoll does, a
+//!   file that cannot be polled;
 //! * the wake protocol itself is `runtime/park/ring_wake.rs`, apart from
 //!   the ring so that loom can check it.
 //!
@@ -33,12 +35,14 @@ mod io;
 // Started only by `fs` so far; the table and the quiesce exist regardless.
 #[cfg_attr(not(feature = "fs"), allow(dead_code))]
 pub(crate) mod op;
+mod pollable;
 pub(crate) mod probe;
 pub(crate) mod rescue;
 mod ring;
 mod wake;
 
 pub(crate) use home::Homed;
+pub(crate) use pollable::refuse_unpollable;
 pub(crate) use probe::RingConfig;
 
 /// The rings of a runtime, worker `i`'s at index `i`.
@@ -485,25 +489,6 @@ impl WorkerRing {
         }
         drop(ring);
     }
-}
-
-/// A poll on a regular file or a directory always reports ready; epoll
-/// refuses them with `EPERM`, and so does this driver for descriptors of
-/// unknown kind (`AsyncFd`), so `AsyncFd::new` on a file fails the same
-/// way in both modes. (The sockets tokiwa creates skip this `fstat`.)
-pub(crate) fn refuse_unpollable(fd: RawFd) -> std::io::Result<()> {
-    let mut stat = std::mem::MaybeUninit::<libc::stat>::uninit();
-    // SAFETY: `stat` is writable memory of the right size; `fd` is open
-    // (the caller owns it).
-    if unsafe { libc::fstat(fd, stat.as_mut_ptr()) } < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // SAFETY: `fstat` succeeded, so it initialised `stat`.
-    let mode = unsafe { stat.assume_init() }.st_mode & libc::S_IFMT;
-    if mode == libc::S_IFREG || mode == libc::S_IFDIR {
-        return Err(std::io::Error::from_raw_os_error(libc::EPERM));
-    }
-    Ok(())
 }
 
 impl Parker {
