@@ -349,9 +349,36 @@ fn environment_child() {
                 Driver::Uring
             );
         }
+        // `support::flavor::uring_unavailable`, as a test that cannot have
+        // io_uring calls it before it skips.
+        "skip_shown" => support::flavor::uring_unavailable(&"refused by the test"),
+        "skip_fails" => {
+            support::quiet_panics(&["io_uring mode unavailable"]);
+            let skipped = std::panic::catch_unwind(|| {
+                support::flavor::uring_unavailable(&"refused by the test")
+            });
+            let message = support::panic_message(&*skipped.expect_err("the skip passed"));
+            assert!(message.contains("TOKIWA_REQUIRE_URING=1"), "{message}");
+        }
         other => panic!("unknown case {other}"),
     }
     println!("child case {case}: ok");
+}
+
+/// A test that skips for want of io_uring says so, and fails instead when
+/// `TOKIWA_REQUIRE_URING=1` (CI, on a kernel that has io_uring).
+#[test]
+fn a_skip_for_want_of_io_uring_is_shown_or_fails_when_required() {
+    run_alone(TEST_TIMEOUT, || {
+        for (case, value) in [("skip_shown", None), ("skip_fails", Some("1"))] {
+            support::child::run_child_case(
+                "environment_child",
+                CHILD_CASE,
+                case,
+                &[(support::flavor::REQUIRE_URING, value)],
+            );
+        }
+    });
 }
 
 #[test]

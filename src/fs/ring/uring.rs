@@ -482,11 +482,17 @@ mod tests {
     use crate::runtime::{Builder, Driver, Runtime};
     use std::io::{Read as _, Write as _};
 
-    fn uring_runtime() -> Option<Runtime> {
-        Builder::new_current_thread()
-            .driver(Driver::Uring)
-            .build()
-            .ok()
+    /// A current-thread io_uring runtime, or `None` where the kernel
+    /// refuses io_uring: `test` then says so on stderr and is skipped (or
+    /// fails, under `TOKIWA_REQUIRE_URING=1`).
+    fn uring_runtime(test: &str) -> Option<Runtime> {
+        match Builder::new_current_thread().driver(Driver::Uring).build() {
+            Ok(rt) => Some(rt),
+            Err(e) => {
+                crate::runtime::driver::uring::unavailable(test, &e);
+                None
+            }
+        }
     }
 
     fn temp_path(name: &str) -> std::path::PathBuf {
@@ -511,8 +517,7 @@ mod tests {
 
     #[test]
     fn open_write_read_statx_fsync_close_on_the_ring() {
-        let Some(rt) = uring_runtime() else {
-            eprintln!("io_uring unavailable: skipped");
+        let Some(rt) = uring_runtime("open_write_read_statx_fsync_close_on_the_ring") else {
             return;
         };
         let path = temp_path("roundtrip");
@@ -551,7 +556,8 @@ mod tests {
 
     #[test]
     fn a_dropped_read_keeps_its_buffer_until_the_ring_is_let_go() {
-        let Some(rt) = uring_runtime() else {
+        let Some(rt) = uring_runtime("a_dropped_read_keeps_its_buffer_until_the_ring_is_let_go")
+        else {
             return;
         };
         let (path, file) = fifo("dropped");
@@ -575,7 +581,8 @@ mod tests {
 
     #[test]
     fn a_read_in_flight_when_block_on_ends_restarts_on_the_next_thread() {
-        let Some(rt) = uring_runtime() else {
+        let test = "a_read_in_flight_when_block_on_ends_restarts_on_the_next_thread";
+        let Some(rt) = uring_runtime(test) else {
             return;
         };
         let (path, file) = fifo("restart");
@@ -637,12 +644,14 @@ mod tests {
     #[test]
     fn a_ring_let_go_with_a_read_in_flight_never_frees_its_buffer() {
         use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
-        let Ok(rt) = Builder::new_multi_thread()
+        let test = "a_ring_let_go_with_a_read_in_flight_never_frees_its_buffer";
+        let rt = match Builder::new_multi_thread()
             .worker_threads(1)
             .driver(Driver::Uring)
             .build()
-        else {
-            return;
+        {
+            Ok(rt) => rt,
+            Err(e) => return crate::runtime::driver::uring::unavailable(test, &e),
         };
         let (path, file) = fifo("orphaned");
         let worker = rt.handle().inner.driver().ring(0).unwrap().clone();
