@@ -50,6 +50,11 @@ fn run_alone(limit: Duration, body: impl FnOnce() + Send + 'static) {
 }
 
 fn uring(workers: usize) -> Runtime {
+    runtime(Driver::Uring, workers)
+}
+
+/// A runtime on `driver`: current-thread for 0 workers.
+fn runtime(driver: Driver, workers: usize) -> Runtime {
     let mut builder = if workers == 0 {
         Builder::new_current_thread()
     } else {
@@ -57,8 +62,8 @@ fn uring(workers: usize) -> Runtime {
         b.worker_threads(workers);
         b
     };
-    let rt = builder.driver(Driver::Uring).enable_all().build().unwrap();
-    assert_eq!(rt.handle().driver(), Driver::Uring);
+    let rt = builder.driver(driver).enable_all().build().unwrap();
+    assert_eq!(rt.handle().driver(), driver);
     rt
 }
 
@@ -595,109 +600,123 @@ fn assert_refused(addr: std::net::SocketAddr) {
     }
 }
 
+/// Resources dropped away from the driver thread that polls them close at
+/// once, on both drivers (legacy mode's epoll holds no reference to a
+/// file; io_uring mode's polls do, see `uring/close.rs`).
 #[test]
 fn resources_dropped_away_from_their_ring_close() {
     run_alone(TEST_TIMEOUT, || {
-        let baseline = open_fds();
-        let rt = uring(2);
-        // (a) Registered on worker X (a stream and a listener, their polls
-        // armed by the yield, which gives X a turn), dropped on worker Y
-        // while X is busy in a task: closed at once, not when X gets to
-        // the cancel (a peer waiting for the EOF before it lets X go would
-        // deadlock).
-        // So is an `AsyncFd` whose object closes its descriptor, while one
-        // whose object does not (a borrowed descriptor) leaves the socket
-        // to its owner.
-        let (to_test, from_x) = std_mpsc::channel();
-        let (release_x, x_blocked) = std_mpsc::channel::<()>();
-        let (kept, kept_peer) = StdUnixStream::pair().unwrap();
-        kept.set_nonblocking(true).unwrap();
-        kept_peer.set_nonblocking(true).unwrap();
-        let kept_fd = kept.as_raw_fd();
-        let x_task = rt.spawn(async move {
-            let (ours, peer) = pair();
-            let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-            let addr = listener.local_addr().unwrap();
-            let (owned, owned_peer) = StdUnixStream::pair().unwrap();
-            owned.set_nonblocking(true).unwrap();
-            owned_peer.set_read_timeout(Some(TEST_TIMEOUT)).unwrap();
-            // SAFETY: the `AsyncFd` owns the socket.
-            let owned = unsafe { AsyncFd::register(owned) }.unwrap();
-            // SAFETY: `kept` outlives the `AsyncFd` (dropped below, before
-            // `kept`), and nothing else closes it.
-            let borrowed = unsafe { AsyncFd::register(Borrowed(kept_fd)) }.unwrap();
-            tokiwa::task::yield_now().await;
-            let x = tokiwa::runtime::worker_index().unwrap();
-            let dropped = (ours, listener, owned, borrowed);
-            to_test.send((x, dropped, peer, owned_peer, addr)).unwrap();
-            // Holds worker X, so the next task runs on the other one.
-            x_blocked.recv().unwrap();
-        });
-        let (x, dropped, mut peer, mut owned_peer, addr) =
-            from_x.recv_timeout(TEST_TIMEOUT).unwrap();
-        let y = rt
-            .block_on(rt.spawn(async move {
-                drop(dropped);
-                tokiwa::runtime::worker_index().unwrap()
-            }))
-            .unwrap();
-        assert_ne!(x, y);
-        // X is still busy.
+        for &driver in support::DRIVERS {
+            dropped_away_from_their_driver(driver);
+        }
+    });
+}
+
+fn dropped_away_from_their_driver(driver: Driver) {
+    let baseline = open_fds();
+    let rt = runtime(driver, 2);
+    // (a) Registered on worker X (a stream and a listener, their polls
+    // armed by the yield, which gives X a turn), dropped on worker Y
+    // while X is busy in a task: closed at once, not when X gets to
+    // the cancel (a peer waiting for the EOF before it lets X go would
+    // deadlock).
+    // So is an `AsyncFd` whose object closes its descriptor, while one
+    // whose object does not (a borrowed descriptor) leaves the socket
+    // to its owner.
+    let (to_test, from_x) = std_mpsc::channel();
+    let (release_x, x_blocked) = std_mpsc::channel::<()>();
+    let (kept, kept_peer) = StdUnixStream::pair().unwrap();
+    kept.set_nonblocking(true).unwrap();
+    kept_peer.set_nonblocking(true).unwrap();
+    let kept_fd = kept.as_raw_fd();
+    // A port bound explicitly (the kernel then keeps it with the socket
+    // until the socket's file is released, not just closed).
+    let addr = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let x_task = rt.spawn(async move {
+        let (ours, peer) = pair();
+        let listener = TcpListener::bind(addr).await.unwrap();
+        let (owned, owned_peer) = StdUnixStream::pair().unwrap();
+        owned.set_nonblocking(true).unwrap();
+        owned_peer.set_read_timeout(Some(TEST_TIMEOUT)).unwrap();
+        // SAFETY: the `AsyncFd` owns the socket.
+        let owned = unsafe { AsyncFd::register(owned) }.unwrap();
+        // SAFETY: `kept` outlives the `AsyncFd` (dropped below, before
+        // `kept`), and nothing else closes it.
+        let borrowed = unsafe { AsyncFd::register(Borrowed(kept_fd)) }.unwrap();
+        tokiwa::task::yield_now().await;
+        let x = tokiwa::runtime::worker_index().unwrap();
+        let dropped = (ours, listener, owned, borrowed);
+        to_test.send((x, dropped, peer, owned_peer, addr)).unwrap();
+        // Holds worker X, so the next task runs on the other one.
+        x_blocked.recv().unwrap();
+    });
+    let (x, dropped, mut peer, mut owned_peer, addr) = from_x.recv_timeout(TEST_TIMEOUT).unwrap();
+    let y = rt
+        .block_on(rt.spawn(async move {
+            drop(dropped);
+            tokiwa::runtime::worker_index().unwrap()
+        }))
+        .unwrap();
+    assert_ne!(x, y);
+    // X is still busy.
+    assert_eof_now(&mut peer);
+    assert_refused(addr);
+    drop(std::net::TcpListener::bind(addr).expect("the port is still held"));
+    assert_eof_now(&mut owned_peer);
+    // The borrowed socket is open and untouched.
+    (&kept).write_all(b"k").unwrap();
+    let mut byte = [0u8; 1];
+    (&kept_peer).read_exact(&mut byte).unwrap();
+    (&kept_peer).write_all(b"p").unwrap();
+    (&kept).read_exact(&mut byte).unwrap();
+    assert_eq!(&byte, b"p");
+    release_x.send(()).unwrap();
+    rt.block_on(x_task).unwrap();
+    drop((peer, owned_peer, kept, kept_peer));
+
+    // (b) Registered on a worker, dropped on a thread outside the
+    // runtime while the runtime idles.
+    for _ in 0..10 {
+        let (ours, mut peer) = rt.block_on(rt.spawn(async { pair() })).unwrap();
+        thread::spawn(move || drop(ours)).join().unwrap();
         assert_eof_now(&mut peer);
-        assert_refused(addr);
-        assert_eof_now(&mut owned_peer);
-        // The borrowed socket is open and untouched.
-        (&kept).write_all(b"k").unwrap();
-        let mut byte = [0u8; 1];
-        (&kept_peer).read_exact(&mut byte).unwrap();
-        (&kept_peer).write_all(b"p").unwrap();
-        (&kept).read_exact(&mut byte).unwrap();
-        assert_eq!(&byte, b"p");
-        release_x.send(()).unwrap();
-        rt.block_on(x_task).unwrap();
-        drop((peer, owned_peer, kept, kept_peer));
+    }
 
-        // (b) Registered on a worker, dropped on a thread outside the
-        // runtime while the runtime idles.
-        for _ in 0..10 {
-            let (ours, mut peer) = rt.block_on(rt.spawn(async { pair() })).unwrap();
-            thread::spawn(move || drop(ours)).join().unwrap();
+    // (c) Registered outside the runtime (a request to a ring), used
+    // and dropped on a worker.
+    for _ in 0..10 {
+        let (mut ours, mut peer) = {
+            let _guard = rt.enter();
+            pair()
+        };
+        peer.write_all(b"hi").unwrap();
+        rt.block_on(rt.spawn(async move {
+            let mut buf = [0u8; 2];
+            ours.read_exact(&mut buf).await.unwrap();
+            assert_eq!(&buf, b"hi");
+        }))
+        .unwrap();
+        assert_eof_now(&mut peer);
+    }
+
+    // (d) Dropped on the worker that polls it, with the peer checked
+    // from that same task: the worker cannot take another turn before
+    // the check, so the close itself must have released the socket.
+    for _ in 0..10 {
+        rt.block_on(rt.spawn(async {
+            let (ours, mut peer) = pair();
+            tokiwa::task::yield_now().await;
+            drop(ours);
             assert_eof_now(&mut peer);
-        }
-
-        // (c) Registered outside the runtime (a request to a ring), used
-        // and dropped on a worker.
-        for _ in 0..10 {
-            let (mut ours, mut peer) = {
-                let _guard = rt.enter();
-                pair()
-            };
-            peer.write_all(b"hi").unwrap();
-            rt.block_on(rt.spawn(async move {
-                let mut buf = [0u8; 2];
-                ours.read_exact(&mut buf).await.unwrap();
-                assert_eq!(&buf, b"hi");
-            }))
-            .unwrap();
-            assert_eof_now(&mut peer);
-        }
-
-        // (d) Dropped on the worker that polls it, with the peer checked
-        // from that same task: the worker cannot take another turn before
-        // the check, so the close itself must have released the socket.
-        for _ in 0..10 {
-            rt.block_on(rt.spawn(async {
-                let (ours, mut peer) = pair();
-                tokiwa::task::yield_now().await;
-                drop(ours);
-                assert_eof_now(&mut peer);
-            }))
-            .unwrap();
-        }
-        drop(rt);
-        wait_until(SETTLE, "the descriptors to return to the baseline", || {
-            open_fds() == baseline
-        });
+        }))
+        .unwrap();
+    }
+    drop(rt);
+    wait_until(SETTLE, "the descriptors to return to the baseline", || {
+        open_fds() == baseline
     });
 }
 
@@ -789,38 +808,44 @@ fn a_socket_dropped_after_its_poll_moved_closes_while_the_old_ring_is_busy() {
 #[test]
 fn resources_of_a_current_thread_runtime_outside_block_on_close_when_dropped() {
     run_alone(TEST_TIMEOUT, || {
-        let baseline = open_fds();
-        let rt = uring(0);
-        for elsewhere in [true, false] {
-            let (ours, mut peer, listener, addr) = rt.block_on(async {
-                let (ours, peer) = pair();
-                let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-                let addr = listener.local_addr().unwrap();
-                // A turn: both polls are armed.
-                tokiwa::task::yield_now().await;
-                (ours, peer, listener, addr)
-            });
-            if elsewhere {
-                thread::spawn(move || drop((ours, listener)))
-                    .join()
-                    .unwrap();
-            } else {
-                drop((ours, listener));
-            }
-            assert_eof_now(&mut peer);
-            assert_refused(addr);
+        for &driver in support::DRIVERS {
+            dropped_outside_block_on(driver);
         }
-        // The runtime still works, and lets go of everything.
-        rt.block_on(async {
-            let (mut ours, mut peer) = pair();
-            peer.write_all(b"x").unwrap();
-            let mut buf = [0u8; 1];
-            ours.read_exact(&mut buf).await.unwrap();
+    });
+}
+
+fn dropped_outside_block_on(driver: Driver) {
+    let baseline = open_fds();
+    let rt = runtime(driver, 0);
+    for elsewhere in [true, false] {
+        let (ours, mut peer, listener, addr) = rt.block_on(async {
+            let (ours, peer) = pair();
+            let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr = listener.local_addr().unwrap();
+            // A turn: both polls are armed.
+            tokiwa::task::yield_now().await;
+            (ours, peer, listener, addr)
         });
-        drop(rt);
-        wait_until(SETTLE, "the descriptors to return to the baseline", || {
-            open_fds() == baseline
-        });
+        if elsewhere {
+            thread::spawn(move || drop((ours, listener)))
+                .join()
+                .unwrap();
+        } else {
+            drop((ours, listener));
+        }
+        assert_eof_now(&mut peer);
+        assert_refused(addr);
+    }
+    // The runtime still works, and lets go of everything.
+    rt.block_on(async {
+        let (mut ours, mut peer) = pair();
+        peer.write_all(b"x").unwrap();
+        let mut buf = [0u8; 1];
+        ours.read_exact(&mut buf).await.unwrap();
+    });
+    drop(rt);
+    wait_until(SETTLE, "the descriptors to return to the baseline", || {
+        open_fds() == baseline
     });
 }
 

@@ -111,10 +111,13 @@ impl Registration {
     /// socket closes now, also when the ring that polls it is owned by a
     /// thread that is busy elsewhere (see `uring/close.rs`).
     pub(crate) fn close<E: AsRawFd>(&self, io: E) {
-        if self.deregister_before_close() {
-            #[cfg(feature = "uring")]
+        let still_polled = self.deregister_before_close();
+        #[cfg(feature = "uring")]
+        if still_polled {
             super::uring::close::shut_down(io.as_raw_fd());
         }
+        #[cfg(not(feature = "uring"))]
+        let _ = still_polled;
         drop(io);
     }
 

@@ -79,13 +79,29 @@ pub(crate) unsafe trait OpData: Send + Unpin + 'static {
     /// The ring was let go with the operation in flight (see
     /// [`OpTable::orphan`]): no completion will come, and the kernel may
     /// still read or write the memory the entry points to. Returns that
-    /// memory, which is leaked; the rest of the data is dropped, so that
+    /// memory, which is never freed (see `ORPHANED`); the rest of the data
+    /// is dropped, so that
     /// nothing else outlives the runtime: a file the operation works on is
     /// closed (the kernel resolved the descriptor at submission and holds
     /// its own reference to the file), a runtime handle is let go.
     fn orphan(self) -> Box<dyn Send>
     where
         Self: Sized;
+}
+
+/// Memory the kernel may still read or write: that of operations whose
+/// ring was let go with them in flight (see [`OpTable::orphan`]). Nothing
+/// tells when the kernel is done with it, so it is kept as long as the
+/// process lives, never freed; kept here rather than forgotten, so that it
+/// stays reachable and a leak checker (the AddressSanitizer run in CI)
+/// sees it is kept on purpose.
+static ORPHANED: Mutex<Vec<Box<dyn Send>>> = Mutex::new(Vec::new());
+
+fn keep_forever(memory: Box<dyn Send>) {
+    ORPHANED
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .push(memory);
 }
 
 /// An abandoned operation's data, type-erased.
@@ -100,7 +116,7 @@ impl<T: OpData> Abandoned for T {
     }
 
     fn orphan(self: Box<Self>) {
-        std::mem::forget((*self).orphan());
+        keep_forever((*self).orphan());
     }
 }
 
@@ -376,7 +392,7 @@ impl<T: OpData> Future for Op<T> {
                     }
                     Poll::Ready(Some(res)) => return Poll::Ready(Ok((res, data))),
                     Poll::Ready(None) => {
-                        std::mem::forget(data.orphan());
+                        keep_forever(data.orphan());
                         return Poll::Ready(Err(Unrun::Orphaned));
                     }
                     Poll::Pending => {
