@@ -250,6 +250,72 @@ rt_test! {
         });
     }
 
+    /// A descriptor whose file cannot be polled (`/dev/null`, `/dev/zero`,
+    /// a regular file on disk) is refused with epoll's `EPERM`, as tokio
+    /// refuses it, on both drivers; a file that can be polled is accepted
+    /// on both, even a regular one (`/proc/self/mounts`).
+    fn descriptors_without_poll_support_are_refused_with_eperm() {
+        rt().block_on(async {
+            for path in ["/dev/null", "/dev/zero", "/proc/self/exe"] {
+                let file = std::fs::File::open(path).unwrap();
+                // SAFETY: the `AsyncFd` would own the file.
+                let (_, err) = unsafe { AsyncFd::register(file) }
+                    .map(drop)
+                    .unwrap_err()
+                    .into_parts();
+                assert_eq!(err.raw_os_error(), Some(libc::EPERM), "{path}: {err}");
+            }
+            let mounts = std::fs::File::open("/proc/self/mounts").unwrap();
+            // SAFETY: the `AsyncFd` owns the file.
+            let mounts = unsafe { AsyncFd::register_with_interest(mounts, Interest::READABLE) }
+                .unwrap_or_else(|e| panic!("/proc/self/mounts can be polled: {e}"));
+            // It always reads as readable.
+            let mut guard = mounts.readable().await.unwrap();
+            guard.retain_ready();
+        });
+    }
+
+    /// Whatever `AsyncFd` accepts costs nothing while it idles: no worker
+    /// spins re-arming a poll (a poll on a file without poll support
+    /// completes at once, forever). Measured as the parks of the runtime's
+    /// workers during a fixed idle wait.
+    fn an_idle_registration_does_not_spin_a_worker() {
+        let rt = rt();
+        let metrics = rt.metrics();
+        let parks = || {
+            (0..metrics.num_workers())
+                .map(|w| metrics.worker_park_count(w))
+                .sum::<u64>()
+        };
+        let (pipe_read, _pipe_write) = std::io::pipe().unwrap();
+        let accepted: Vec<AsyncFd<std::os::fd::OwnedFd>> = rt.block_on(async {
+            let mut candidates: Vec<std::os::fd::OwnedFd> = Vec::new();
+            for path in ["/dev/null", "/dev/zero", "/proc/self/mounts"] {
+                candidates.push(std::fs::File::open(path).unwrap().into());
+            }
+            candidates.push(pipe_read.into());
+            candidates
+                .into_iter()
+                // SAFETY: each `AsyncFd` owns its descriptor.
+                .filter_map(|fd| unsafe { AsyncFd::register_with_interest(fd, Interest::READABLE) }.ok())
+                .collect()
+        });
+        assert!(!accepted.is_empty(), "not even the pipe was accepted");
+        // A turn for the registrations, then the idle wait.
+        rt.block_on(tokiwa::task::yield_now());
+        let before = parks();
+        rt.block_on(async {
+            tokiwa::time::sleep(std::time::Duration::from_millis(300)).await;
+        });
+        let during = parks() - before;
+        assert!(
+            during < 100,
+            "{during} parks in 300 ms of idling with {} registrations",
+            accepted.len()
+        );
+        drop(accepted);
+    }
+
     fn resources_fail_once_their_runtime_is_gone() {
         let (a, _b) = pair();
         let first = rt();

@@ -14,12 +14,14 @@
 mod support;
 
 use std::io::{Read, Write};
+use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixStream as StdUnixStream;
 use std::sync::{mpsc as std_mpsc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use support::{wait_until, within, TEST_TIMEOUT};
+use tokiwa::io::unix::AsyncFd;
 use tokiwa::io::AsyncReadExt;
 use tokiwa::net::{TcpListener, TcpStream, UnixStream};
 use tokiwa::runtime::{Builder, Driver, Handle, Runtime};
@@ -48,6 +50,11 @@ fn run_alone(limit: Duration, body: impl FnOnce() + Send + 'static) {
 }
 
 fn uring(workers: usize) -> Runtime {
+    runtime(Driver::Uring, workers)
+}
+
+/// A runtime on `driver`: current-thread for 0 workers.
+fn runtime(driver: Driver, workers: usize) -> Runtime {
     let mut builder = if workers == 0 {
         Builder::new_current_thread()
     } else {
@@ -55,8 +62,8 @@ fn uring(workers: usize) -> Runtime {
         b.worker_threads(workers);
         b
     };
-    let rt = builder.driver(Driver::Uring).enable_all().build().unwrap();
-    assert_eq!(rt.handle().driver(), Driver::Uring);
+    let rt = builder.driver(driver).enable_all().build().unwrap();
+    assert_eq!(rt.handle().driver(), driver);
     rt
 }
 
@@ -347,9 +354,36 @@ fn environment_child() {
                 Driver::Uring
             );
         }
+        // `support::flavor::uring_unavailable`, as a test that cannot have
+        // io_uring calls it before it skips.
+        "skip_shown" => support::flavor::uring_unavailable(&"refused by the test"),
+        "skip_fails" => {
+            support::quiet_panics(&["io_uring mode unavailable"]);
+            let skipped = std::panic::catch_unwind(|| {
+                support::flavor::uring_unavailable(&"refused by the test")
+            });
+            let message = support::panic_message(&*skipped.expect_err("the skip passed"));
+            assert!(message.contains("TOKIWA_REQUIRE_URING=1"), "{message}");
+        }
         other => panic!("unknown case {other}"),
     }
     println!("child case {case}: ok");
+}
+
+/// A test that skips for want of io_uring says so, and fails instead when
+/// `TOKIWA_REQUIRE_URING=1` (CI, on a kernel that has io_uring).
+#[test]
+fn a_skip_for_want_of_io_uring_is_shown_or_fails_when_required() {
+    run_alone(TEST_TIMEOUT, || {
+        for (case, value) in [("skip_shown", None), ("skip_fails", Some("1"))] {
+            support::child::run_child_case(
+                "environment_child",
+                CHILD_CASE,
+                case,
+                &[(support::flavor::REQUIRE_URING, value)],
+            );
+        }
+    });
 }
 
 #[test]
@@ -535,65 +569,283 @@ fn five_thousand_pairs_on_one_ring_all_seen() {
     });
 }
 
+/// A descriptor an `AsyncFd` borrows: dropping it closes nothing.
+struct Borrowed(std::os::fd::RawFd);
+
+impl std::os::fd::AsRawFd for Borrowed {
+    fn as_raw_fd(&self) -> std::os::fd::RawFd {
+        self.0
+    }
+}
+
+/// How long a peer waits for an EOF that must come at once (the close is
+/// synchronous; the margin is for a loaded CI machine).
+const AT_ONCE: Duration = Duration::from_secs(5);
+
+/// [`assert_eof`] within [`AT_ONCE`]: the socket must already be closed.
+#[track_caller]
+fn assert_eof_now(peer: &mut StdUnixStream) {
+    peer.set_read_timeout(Some(AT_ONCE)).unwrap();
+    assert_eof(peer);
+    peer.set_read_timeout(Some(TEST_TIMEOUT)).unwrap();
+}
+
+/// Fails unless a connection to `addr` is refused now (nothing listens).
+#[track_caller]
+fn assert_refused(addr: std::net::SocketAddr) {
+    match std::net::TcpStream::connect_timeout(&addr, AT_ONCE) {
+        Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {}
+        Err(e) => panic!("connecting to {addr}: {e}, expected a refusal"),
+        Ok(_) => panic!("{addr} still accepts connections: the dropped listener is open"),
+    }
+}
+
+/// Resources dropped away from the driver thread that polls them close at
+/// once, on both drivers (legacy mode's epoll holds no reference to a
+/// file; io_uring mode's polls do, see `uring/close.rs`).
 #[test]
 fn resources_dropped_away_from_their_ring_close() {
     run_alone(TEST_TIMEOUT, || {
-        let baseline = open_fds();
+        for &driver in support::DRIVERS {
+            dropped_away_from_their_driver(driver);
+        }
+    });
+}
+
+fn dropped_away_from_their_driver(driver: Driver) {
+    let baseline = open_fds();
+    let rt = runtime(driver, 2);
+    // (a) Registered on worker X (a stream and a listener, their polls
+    // armed by the yield, which gives X a turn), dropped on worker Y
+    // while X is busy in a task: closed at once, not when X gets to
+    // the cancel (a peer waiting for the EOF before it lets X go would
+    // deadlock).
+    // So is an `AsyncFd` whose object closes its descriptor, while one
+    // whose object does not (a borrowed descriptor) leaves the socket
+    // to its owner.
+    let (to_test, from_x) = std_mpsc::channel();
+    let (release_x, x_blocked) = std_mpsc::channel::<()>();
+    let (kept, kept_peer) = StdUnixStream::pair().unwrap();
+    kept.set_nonblocking(true).unwrap();
+    kept_peer.set_nonblocking(true).unwrap();
+    let kept_fd = kept.as_raw_fd();
+    // A port bound explicitly (the kernel then keeps it with the socket
+    // until the socket's file is released, not just closed).
+    let addr = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let x_task = rt.spawn(async move {
+        let (ours, peer) = pair();
+        let listener = TcpListener::bind(addr).await.unwrap();
+        let (owned, owned_peer) = StdUnixStream::pair().unwrap();
+        owned.set_nonblocking(true).unwrap();
+        owned_peer.set_read_timeout(Some(TEST_TIMEOUT)).unwrap();
+        // SAFETY: the `AsyncFd` owns the socket.
+        let owned = unsafe { AsyncFd::register(owned) }.unwrap();
+        // SAFETY: `kept` outlives the `AsyncFd` (dropped below, before
+        // `kept`), and nothing else closes it.
+        let borrowed = unsafe { AsyncFd::register(Borrowed(kept_fd)) }.unwrap();
+        tokiwa::task::yield_now().await;
+        let x = tokiwa::runtime::worker_index().unwrap();
+        let dropped = (ours, listener, owned, borrowed);
+        to_test.send((x, dropped, peer, owned_peer, addr)).unwrap();
+        // Holds worker X, so the next task runs on the other one.
+        x_blocked.recv().unwrap();
+    });
+    let (x, dropped, mut peer, mut owned_peer, addr) = from_x.recv_timeout(TEST_TIMEOUT).unwrap();
+    let y = rt
+        .block_on(rt.spawn(async move {
+            drop(dropped);
+            tokiwa::runtime::worker_index().unwrap()
+        }))
+        .unwrap();
+    assert_ne!(x, y);
+    // X is still busy.
+    assert_eof_now(&mut peer);
+    assert_refused(addr);
+    drop(std::net::TcpListener::bind(addr).expect("the port is still held"));
+    assert_eof_now(&mut owned_peer);
+    // The borrowed socket is open and untouched.
+    (&kept).write_all(b"k").unwrap();
+    let mut byte = [0u8; 1];
+    (&kept_peer).read_exact(&mut byte).unwrap();
+    (&kept_peer).write_all(b"p").unwrap();
+    (&kept).read_exact(&mut byte).unwrap();
+    assert_eq!(&byte, b"p");
+    release_x.send(()).unwrap();
+    rt.block_on(x_task).unwrap();
+    drop((peer, owned_peer, kept, kept_peer));
+
+    // (b) Registered on a worker, dropped on a thread outside the
+    // runtime while the runtime idles.
+    for _ in 0..10 {
+        let (ours, mut peer) = rt.block_on(rt.spawn(async { pair() })).unwrap();
+        thread::spawn(move || drop(ours)).join().unwrap();
+        assert_eof_now(&mut peer);
+    }
+
+    // (c) Registered outside the runtime (a request to a ring), used
+    // and dropped on a worker.
+    for _ in 0..10 {
+        let (mut ours, mut peer) = {
+            let _guard = rt.enter();
+            pair()
+        };
+        peer.write_all(b"hi").unwrap();
+        rt.block_on(rt.spawn(async move {
+            let mut buf = [0u8; 2];
+            ours.read_exact(&mut buf).await.unwrap();
+            assert_eq!(&buf, b"hi");
+        }))
+        .unwrap();
+        assert_eof_now(&mut peer);
+    }
+
+    // (d) Dropped on the worker that polls it, with the peer checked
+    // from that same task: the worker cannot take another turn before
+    // the check, so the close itself must have released the socket.
+    for _ in 0..10 {
+        rt.block_on(rt.spawn(async {
+            let (ours, mut peer) = pair();
+            tokiwa::task::yield_now().await;
+            drop(ours);
+            assert_eof_now(&mut peer);
+        }))
+        .unwrap();
+    }
+    drop(rt);
+    wait_until(SETTLE, "the descriptors to return to the baseline", || {
+        open_fds() == baseline
+    });
+}
+
+/// Runs `make()`'s future in a task on worker `worker` of `rt`.
+fn run_on<R, F>(rt: &Runtime, worker: usize, make: impl Fn() -> F + Send + Sync + 'static) -> R
+where
+    R: Send + 'static,
+    F: std::future::Future<Output = R> + Send + 'static,
+{
+    let make = std::sync::Arc::new(make);
+    for _ in 0..10_000 {
+        let make = make.clone();
+        let task = rt.spawn(async move {
+            if tokiwa::runtime::worker_index() != Some(worker) {
+                return None;
+            }
+            Some(make().await)
+        });
+        if let Some(result) = rt.block_on(task).unwrap() {
+            return result;
+        }
+    }
+    panic!("no task ran on worker {worker}");
+}
+
+/// Keeps worker `worker` of `rt` busy in a task until the returned sender
+/// is used or dropped.
+fn occupy(rt: &Runtime, worker: usize) -> std_mpsc::Sender<()> {
+    for _ in 0..10_000 {
+        let (release, released) = std_mpsc::channel::<()>();
+        let (landed_tx, landed) = std_mpsc::channel();
+        rt.spawn(async move {
+            let here = tokiwa::runtime::worker_index() == Some(worker);
+            landed_tx.send(here).unwrap();
+            if here {
+                let _ = released.recv();
+            }
+        });
+        if landed.recv_timeout(TEST_TIMEOUT).unwrap() {
+            return release;
+        }
+    }
+    panic!("no task ran on worker {worker}");
+}
+
+/// A socket whose poll moved to another worker's ring (its task waits
+/// there) leaves its old poll behind until the old ring's owner cancels
+/// it. Dropped on the new ring's owner while the old one is busy, it must
+/// close at once all the same.
+#[test]
+fn a_socket_dropped_after_its_poll_moved_closes_while_the_old_ring_is_busy() {
+    run_alone(TEST_TIMEOUT, || {
         let rt = uring(2);
-        // (a) Registered on worker X, dropped on worker Y while X is busy:
-        // the cancel waits for X, which then closes the socket. (The yield
-        // lets X take its turn, which arms the poll.)
-        let (to_test, from_x) = std_mpsc::channel();
-        let (release_x, x_blocked) = std_mpsc::channel::<()>();
-        let x_task = rt.spawn(async move {
+        let metrics = rt.metrics();
+        // Registered on worker 0's ring and armed by its next turn.
+        let (ours, peer) = run_on(&rt, 0, || async {
             let (ours, peer) = pair();
             tokiwa::task::yield_now().await;
-            let x = tokiwa::runtime::worker_index().unwrap();
-            to_test.send((x, ours, peer)).unwrap();
-            // Holds worker X, so the next task runs on the other one.
-            x_blocked.recv().unwrap();
+            (ours, peer)
         });
-        let (x, ours, mut peer) = from_x.recv_timeout(TEST_TIMEOUT).unwrap();
-        let y = rt
-            .block_on(rt.spawn(async move {
+        let release_0 = occupy(&rt, 0);
+        let moved = metrics.worker_io_rehome_count(1);
+        let ours = std::sync::Arc::new(Mutex::new(Some(ours)));
+        let mut peer = run_on(&rt, 1, move || {
+            let ours = ours.lock().unwrap().take().unwrap();
+            let mut peer = peer.try_clone().unwrap();
+            async move {
+                // Waits from worker 1 in a row: the poll moves here.
+                for _ in 0..2 {
+                    let mut readable = std::pin::pin!(ours.readable());
+                    assert!(futures::poll!(readable.as_mut()).is_pending());
+                }
                 drop(ours);
-                tokiwa::runtime::worker_index().unwrap()
-            }))
-            .unwrap();
-        assert_ne!(x, y);
-        release_x.send(()).unwrap();
-        rt.block_on(x_task).unwrap();
-        assert_eof(&mut peer);
-        drop(peer);
-
-        // (b) Registered on a worker, dropped on a thread outside the
-        // runtime while the runtime idles: the request wakes the owner.
-        for _ in 0..10 {
-            let (ours, mut peer) = rt.block_on(rt.spawn(async { pair() })).unwrap();
-            thread::spawn(move || drop(ours)).join().unwrap();
-            assert_eof(&mut peer);
-        }
-
-        // (c) Registered outside the runtime (a request to a ring), used
-        // and dropped on a worker.
-        for _ in 0..10 {
-            let (mut ours, mut peer) = {
-                let _guard = rt.enter();
-                pair()
-            };
-            peer.write_all(b"hi").unwrap();
-            rt.block_on(rt.spawn(async move {
-                let mut buf = [0u8; 2];
-                ours.read_exact(&mut buf).await.unwrap();
-                assert_eq!(&buf, b"hi");
-            }))
-            .unwrap();
-            assert_eof(&mut peer);
-        }
-        drop(rt);
-        wait_until(SETTLE, "the descriptors to return to the baseline", || {
-            open_fds() == baseline
+                // Worker 0, busy, has not cancelled the old poll.
+                assert_eof_now(&mut peer);
+                peer
+            }
         });
+        assert_eq!(metrics.worker_io_rehome_count(1), moved + 1, "no move");
+        drop(release_0);
+        assert_eof_now(&mut peer);
+    });
+}
+
+/// A current-thread runtime outside `block_on` has nobody turning its
+/// ring: a socket or listener it polls, dropped on another thread (or on
+/// the ring's own thread), is closed at once all the same, not at the
+/// next `block_on`.
+#[test]
+fn resources_of_a_current_thread_runtime_outside_block_on_close_when_dropped() {
+    run_alone(TEST_TIMEOUT, || {
+        for &driver in support::DRIVERS {
+            dropped_outside_block_on(driver);
+        }
+    });
+}
+
+fn dropped_outside_block_on(driver: Driver) {
+    let baseline = open_fds();
+    let rt = runtime(driver, 0);
+    for elsewhere in [true, false] {
+        let (ours, mut peer, listener, addr) = rt.block_on(async {
+            let (ours, peer) = pair();
+            let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr = listener.local_addr().unwrap();
+            // A turn: both polls are armed.
+            tokiwa::task::yield_now().await;
+            (ours, peer, listener, addr)
+        });
+        if elsewhere {
+            thread::spawn(move || drop((ours, listener)))
+                .join()
+                .unwrap();
+        } else {
+            drop((ours, listener));
+        }
+        assert_eof_now(&mut peer);
+        assert_refused(addr);
+    }
+    // The runtime still works, and lets go of everything.
+    rt.block_on(async {
+        let (mut ours, mut peer) = pair();
+        peer.write_all(b"x").unwrap();
+        let mut buf = [0u8; 1];
+        ours.read_exact(&mut buf).await.unwrap();
+    });
+    drop(rt);
+    wait_until(SETTLE, "the descriptors to return to the baseline", || {
+        open_fds() == baseline
     });
 }
 
@@ -644,6 +896,95 @@ fn shutdown_with_thousands_of_reads_in_flight() {
         within(TEST_TIMEOUT, "dropping the runtime", move || drop(rt));
         for peer in &mut peers {
             assert_eof(peer);
+        }
+        drop(peers);
+        wait_until(SETTLE, "the descriptors to return to the baseline", || {
+            open_fds() == baseline
+        });
+    });
+}
+
+/// `shutdown_background` while a file read is in flight on a ring whose
+/// worker is busy in a task: the ring cannot be settled, and its read's
+/// buffer must stay alive (the kernel may still write it), but nothing
+/// else may: once the runtime's threads are gone, a socket it polled is
+/// closed (the peer sees EOF), its listener refuses connections and its
+/// port can be bound again, and the runtime holds no descriptor (its ring,
+/// eventfd, and the file the read was on).
+#[test]
+fn shutdown_background_with_a_file_read_in_flight_lets_go_of_every_descriptor() {
+    run_alone(TEST_TIMEOUT, || {
+        let dir = support::fs::TempDir::new("sb-read");
+        let fifo = dir.join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a plain syscall on a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let baseline = open_fds();
+        // Read-write: the open does not wait for a writer, and a read waits
+        // for data that never comes.
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&fifo)
+            .unwrap();
+        let rt = Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("sb-read")
+            .driver(Driver::Uring)
+            .enable_all()
+            .build()
+            .unwrap();
+        // Sockets and listeners polled by the only ring: one of each kept
+        // by a task (dropped by the shutdown), one of each handed to this
+        // thread (dropped once the runtime is gone).
+        let (to_test, sockets) = std_mpsc::channel();
+        rt.spawn(async move {
+            let (ours, peer) = pair();
+            let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let (kept, kept_peer) = pair();
+            let kept_listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addrs = [
+                listener.local_addr().unwrap(),
+                kept_listener.local_addr().unwrap(),
+            ];
+            // A turn: the polls are armed.
+            tokiwa::task::yield_now().await;
+            to_test
+                .send(([peer, kept_peer], addrs, (ours, listener)))
+                .unwrap();
+            let _keep = (kept, kept_listener);
+            std::future::pending::<()>().await;
+        });
+        let (mut peers, addrs, handed) = sockets.recv_timeout(TEST_TIMEOUT).unwrap();
+        // The read: submitted by the task's first poll, which ends before
+        // the only worker runs the next task.
+        let (read_tx, read_started) = std_mpsc::channel();
+        rt.spawn(async move {
+            use tokiwa::io::AsyncReadExt as _;
+            let mut file = tokiwa::fs::File::from_std(file);
+            read_tx.send(()).unwrap();
+            let mut buf = [0u8; 16];
+            let _ = file.read(&mut buf).await;
+            unreachable!("nobody writes to the FIFO");
+        });
+        read_started.recv_timeout(TEST_TIMEOUT).unwrap();
+        let (busy_tx, busy) = std_mpsc::channel();
+        let (release, released) = std_mpsc::channel::<()>();
+        rt.spawn(async move {
+            busy_tx.send(()).unwrap();
+            let _ = released.recv();
+        });
+        busy.recv_timeout(TEST_TIMEOUT).unwrap();
+        rt.shutdown_background();
+        release.send(()).unwrap();
+        wait_until(SETTLE, "the worker to exit", || {
+            count_threads("sb-read") == 0
+        });
+        drop(handed);
+        for (peer, addr) in peers.iter_mut().zip(addrs) {
+            assert_eof_now(peer);
+            assert_refused(addr);
+            std::net::TcpListener::bind(addr).expect("the port is still held");
         }
         drop(peers);
         wait_until(SETTLE, "the descriptors to return to the baseline", || {

@@ -340,7 +340,12 @@ impl<T: AsRawFd + fmt::Debug> fmt::Debug for AsyncFd<T> {
 
 impl<T: AsRawFd> Drop for AsyncFd<T> {
     fn drop(&mut self) {
-        drop(self.take_inner());
+        // Deregistered, then the object dropped; if that closes the
+        // descriptor, the socket closes at once, whatever the driver's
+        // thread is doing (`Registration::drop_object`).
+        if let Some(inner) = self.inner.take() {
+            self.registration.drop_object(inner);
+        }
     }
 }
 

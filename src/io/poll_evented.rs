@@ -5,7 +5,7 @@
 //! mode) and its [`Registration`]. Reads and writes go through `&E`'s
 //! `Read`/`Write`, retried after each `WouldBlock` once the driver reports
 //! readiness again. On drop the descriptor is deregistered from the epoll
-//! set *before* `E` closes it.
+//! set *before* `E` closes it (`Registration::close`).
 use crate::io::{Interest, ReadBuf};
 use crate::runtime::driver::registration::Registration;
 use crate::runtime::driver::scheduled_io::Direction;
@@ -148,11 +148,10 @@ impl<E: AsRawFd> std::ops::Deref for PollEvented<E> {
 impl<E: AsRawFd> Drop for PollEvented<E> {
     fn drop(&mut self) {
         if let Some(io) = self.io.take() {
-            // Deregister before `io` closes the descriptor, so a new
-            // resource reusing the number starts clean. An error here (the
-            // descriptor was already removed) changes nothing.
-            let _ = self.registration.deregister();
-            drop(io);
+            // Deregistered before `io` closes the descriptor, so a new
+            // resource reusing the number starts clean, and closed at once
+            // whatever the driver's thread is doing.
+            self.registration.close(io);
         }
     }
 }

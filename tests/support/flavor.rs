@@ -273,8 +273,9 @@ macro_rules! rt_test_module {
 }
 
 /// An io_uring runtime (current-thread for `None`, else multi-thread with
-/// that many workers) with every driver enabled, or `None`, said on
-/// stderr, where the kernel refuses io_uring (the caller skips).
+/// that many workers) with every driver enabled, or `None` where the
+/// kernel refuses io_uring: the caller skips, which [`uring_unavailable`]
+/// makes visible (or a failure, under `TOKIWA_REQUIRE_URING=1`).
 #[cfg(feature = "uring")]
 pub fn uring_or_skip(workers: Option<usize>) -> Option<Runtime> {
     let mut builder = match workers {
@@ -288,10 +289,28 @@ pub fn uring_or_skip(workers: Option<usize>) -> Option<Runtime> {
     match builder.enable_all().driver(Driver::Uring).build() {
         Ok(rt) => Some(rt),
         Err(e) => {
-            eprintln!("io_uring mode unavailable ({e}): skipped");
+            uring_unavailable(&e);
             None
         }
     }
+}
+
+/// The variable that turns a skip for want of io_uring into a failure:
+/// CI sets it to `1` on a kernel that has io_uring, where a skip could
+/// only hide a broken probe or ring setup.
+pub const REQUIRE_URING: &str = "TOKIWA_REQUIRE_URING";
+
+/// A test about to skip because io_uring mode is unavailable (`reason`,
+/// the kernel's refusal): says so on stderr, naming the test, or fails
+/// the test when [`REQUIRE_URING`] is `1`.
+#[track_caller]
+pub fn uring_unavailable(reason: &dyn fmt::Display) {
+    let thread = std::thread::current();
+    let test = thread.name().unwrap_or("this test");
+    if std::env::var_os(REQUIRE_URING).is_some_and(|v| v == "1") {
+        panic!("{test}: io_uring mode unavailable ({reason}), and {REQUIRE_URING}=1");
+    }
+    eprintln!("{test}: SKIPPED, io_uring mode unavailable ({reason})");
 }
 
 /// The driver of this build whose `Display` is `name` (a child process's

@@ -13,7 +13,7 @@
 //! `IORING_FEAT_RW_CUR_POS`), so they mix with `seek` and with std's
 //! calls on the same descriptor exactly as `read(2)` and `write(2)` do.
 use crate::io::blocking::Buf;
-use crate::runtime::driver::uring::op::{Op, OpData};
+use crate::runtime::driver::uring::op::{Op, OpData, Unrun};
 use crate::runtime::scheduler;
 use io_uring::{opcode, squeue, types};
 use std::ffi::CString;
@@ -73,6 +73,11 @@ pub(crate) unsafe trait RingBuf: Send + Unpin + 'static {
     unsafe fn filled(&mut self, n: usize);
     /// The bytes a write writes.
     fn data(&self) -> &[u8];
+    /// A buffer to give back in place of one the kernel may still write
+    /// (its operation was orphaned, see `Unrun::Orphaned`).
+    fn empty() -> Self
+    where
+        Self: Sized;
 }
 
 // SAFETY: the target is the vector's spare capacity, reserved first; the
@@ -95,6 +100,10 @@ unsafe impl RingBuf for Vec<u8> {
     fn data(&self) -> &[u8] {
         self
     }
+
+    fn empty() -> Self {
+        Vec::new()
+    }
 }
 
 // SAFETY: `Buf`'s storage is a `Vec` that only grows in `read_space`,
@@ -111,6 +120,10 @@ unsafe impl RingBuf for Buf {
 
     fn data(&self) -> &[u8] {
         Buf::data(self)
+    }
+
+    fn empty() -> Self {
+        Buf::with_capacity(0)
     }
 }
 
@@ -129,6 +142,15 @@ unsafe impl<B: RingBuf> OpData for Read<B> {
             .offset(CURRENT_POSITION)
             .build()
     }
+
+    fn orphan(self) -> Box<dyn Send> {
+        Box::new(self.buf)
+    }
+}
+
+/// What a ring operation returns once its runtime shut down under it.
+fn orphaned() -> io::Error {
+    crate::runtime::shutdown_error()
 }
 
 /// Reads up to `len` bytes at the file's position into `buf` (appended to
@@ -155,7 +177,8 @@ pub(crate) async fn read<B: RingBuf>(
                     }
                 }
             }
-            Err(op) => return Err((op.file, op.buf)),
+            Err(Unrun::NoRing(op)) => return Err((op.file, op.buf)),
+            Err(Unrun::Orphaned) => return Ok((Err(orphaned()), B::empty())),
         }
     }
 }
@@ -221,6 +244,12 @@ unsafe impl<B: RingBuf> OpData for Write<B> {
             }
         }
     }
+
+    /// The buffer, which the kernel may still read; the file and the
+    /// runtime handle are let go.
+    fn orphan(self) -> Box<dyn Send> {
+        Box::new(self.buf)
+    }
 }
 
 impl<B: RingBuf> Write<B> {
@@ -259,7 +288,8 @@ pub(crate) async fn write_all<B: RingBuf>(
                     Err(e) => return Ok((Err(e), op.buf)),
                 }
             }
-            Err(op) => return Err((op.file, op.buf, op.done)),
+            Err(Unrun::NoRing(op)) => return Err((op.file, op.buf, op.done)),
+            Err(Unrun::Orphaned) => return Ok((Err(orphaned()), B::empty())),
         }
     }
     Ok((Ok(()), op.buf))
@@ -290,6 +320,12 @@ unsafe impl OpData for Open {
             drop(unsafe { OwnedFd::from_raw_fd(res) });
         }
     }
+
+    /// The path (the kernel copies it at submission, but nothing says it
+    /// must). A descriptor the kernel may still open is never known.
+    fn orphan(self) -> Box<dyn Send> {
+        Box::new(self.path)
+    }
 }
 
 /// Opens `path` with `open(2)` flags and mode. `Err(())`: no ring here.
@@ -302,7 +338,8 @@ pub(crate) async fn open(path: &Path, flags: i32, mode: u32) -> Result<io::Resul
         // SAFETY: a successful open returns a new descriptor that this
         // call owns.
         Ok((res, _)) => Ok(result(res).map(|fd| unsafe { StdFile::from_raw_fd(fd as RawFd) })),
-        Err(_) => Err(()),
+        Err(Unrun::NoRing(_)) => Err(()),
+        Err(Unrun::Orphaned) => Ok(Err(orphaned())),
     }
 }
 
@@ -325,6 +362,10 @@ unsafe impl OpData for Statx {
         .mask(libc::STATX_TYPE | libc::STATX_SIZE)
         .build()
     }
+
+    fn orphan(self) -> Box<dyn Send> {
+        Box::new((self.path, self.out))
+    }
 }
 
 /// `statx(2)` of `path` (following symlinks when `follow`): its type and
@@ -345,7 +386,8 @@ pub(crate) async fn statx(path: &Path, follow: bool) -> Result<io::Result<libc::
             // SAFETY: a successful statx filled the buffer.
             unsafe { op.out.assume_init_read() }
         })),
-        Err(_) => Err(()),
+        Err(Unrun::NoRing(_)) => Err(()),
+        Err(Unrun::Orphaned) => Ok(Err(orphaned())),
     }
 }
 
@@ -366,6 +408,11 @@ unsafe impl OpData for Fsync {
             .flags(flags)
             .build()
     }
+
+    /// No memory: the file is closed (the kernel holds its own reference).
+    fn orphan(self) -> Box<dyn Send> {
+        Box::new(())
+    }
 }
 
 /// `fsync(2)` (`fdatasync` when `datasync`). `Err`: no ring here.
@@ -375,7 +422,8 @@ pub(crate) async fn fsync(
 ) -> Result<io::Result<()>, Arc<StdFile>> {
     match Op::new(Fsync { file, datasync }).await {
         Ok((res, _)) => Ok(result(res).map(|_| ())),
-        Err(op) => Err(op.file),
+        Err(Unrun::NoRing(op)) => Err(op.file),
+        Err(Unrun::Orphaned) => Ok(Err(orphaned())),
     }
 }
 
@@ -397,6 +445,14 @@ unsafe impl OpData for Close {
             drop(unsafe { OwnedFd::from_raw_fd(self.fd) });
         }
     }
+
+    /// The descriptor is left alone: the kernel may still close it (a
+    /// close it handed to a worker thread), and closing a number twice
+    /// could close someone else's. If the ring's teardown cancels the close
+    /// instead, the descriptor is leaked.
+    fn orphan(self) -> Box<dyn Send> {
+        Box::new(())
+    }
 }
 
 /// Closes `fd` through the calling worker's ring without waiting for it;
@@ -411,10 +467,11 @@ pub(crate) fn close(fd: OwnedFd) -> Result<(), OwnedFd> {
     // dropping the future then abandons it to the table, which releases
     // the descriptor if the kernel never ran the close.
     match op.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
-        Poll::Ready(Err(close)) => {
+        Poll::Ready(Err(Unrun::NoRing(close))) => {
             // SAFETY: not submitted: the descriptor is still ours.
             Err(unsafe { OwnedFd::from_raw_fd(close.fd) })
         }
+        // Submitted (an orphaned close left the descriptor to the kernel).
         _ => Ok(()),
     }
 }
@@ -425,11 +482,17 @@ mod tests {
     use crate::runtime::{Builder, Driver, Runtime};
     use std::io::{Read as _, Write as _};
 
-    fn uring_runtime() -> Option<Runtime> {
-        Builder::new_current_thread()
-            .driver(Driver::Uring)
-            .build()
-            .ok()
+    /// A current-thread io_uring runtime, or `None` where the kernel
+    /// refuses io_uring: `test` then says so on stderr and is skipped (or
+    /// fails, under `TOKIWA_REQUIRE_URING=1`).
+    fn uring_runtime(test: &str) -> Option<Runtime> {
+        match Builder::new_current_thread().driver(Driver::Uring).build() {
+            Ok(rt) => Some(rt),
+            Err(e) => {
+                crate::runtime::driver::uring::unavailable(test, &e);
+                None
+            }
+        }
     }
 
     fn temp_path(name: &str) -> std::path::PathBuf {
@@ -454,8 +517,7 @@ mod tests {
 
     #[test]
     fn open_write_read_statx_fsync_close_on_the_ring() {
-        let Some(rt) = uring_runtime() else {
-            eprintln!("io_uring unavailable: skipped");
+        let Some(rt) = uring_runtime("open_write_read_statx_fsync_close_on_the_ring") else {
             return;
         };
         let path = temp_path("roundtrip");
@@ -494,7 +556,8 @@ mod tests {
 
     #[test]
     fn a_dropped_read_keeps_its_buffer_until_the_ring_is_let_go() {
-        let Some(rt) = uring_runtime() else {
+        let Some(rt) = uring_runtime("a_dropped_read_keeps_its_buffer_until_the_ring_is_let_go")
+        else {
             return;
         };
         let (path, file) = fifo("dropped");
@@ -518,7 +581,8 @@ mod tests {
 
     #[test]
     fn a_read_in_flight_when_block_on_ends_restarts_on_the_next_thread() {
-        let Some(rt) = uring_runtime() else {
+        let test = "a_read_in_flight_when_block_on_ends_restarts_on_the_next_thread";
+        let Some(rt) = uring_runtime(test) else {
             return;
         };
         let (path, file) = fifo("restart");
@@ -559,6 +623,13 @@ mod tests {
         fn data(&self) -> &[u8] {
             &self.bytes
         }
+
+        fn empty() -> Self {
+            TracedBuf {
+                bytes: Vec::new(),
+                freed: Arc::default(),
+            }
+        }
     }
 
     impl Drop for TracedBuf {
@@ -573,12 +644,14 @@ mod tests {
     #[test]
     fn a_ring_let_go_with_a_read_in_flight_never_frees_its_buffer() {
         use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
-        let Ok(rt) = Builder::new_multi_thread()
+        let test = "a_ring_let_go_with_a_read_in_flight_never_frees_its_buffer";
+        let rt = match Builder::new_multi_thread()
             .worker_threads(1)
             .driver(Driver::Uring)
             .build()
-        else {
-            return;
+        {
+            Ok(rt) => rt,
+            Err(e) => return crate::runtime::driver::uring::unavailable(test, &e),
         };
         let (path, file) = fifo("orphaned");
         let worker = rt.handle().inner.driver().ring(0).unwrap().clone();
@@ -630,6 +703,53 @@ mod tests {
         );
         // The kernel's read completes into the leaked buffer.
         (&*file).write_all(b"x").unwrap();
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    /// A read in flight when `shutdown_background` lets go of its ring
+    /// (its worker busy in the very task that reads), polled again after:
+    /// it fails with the runtime's shutdown error instead of waiting for
+    /// a completion nobody will ever reap.
+    #[test]
+    fn a_read_polled_after_its_ring_was_let_go_fails_instead_of_waiting_forever() {
+        let test = "a_read_polled_after_its_ring_was_let_go_fails_instead_of_waiting_forever";
+        let rt = match Builder::new_multi_thread()
+            .worker_threads(1)
+            .driver(Driver::Uring)
+            .build()
+        {
+            Ok(rt) => rt,
+            Err(e) => return crate::runtime::driver::uring::unavailable(test, &e),
+        };
+        let (path, file) = fifo("polled-after");
+        let (in_flight_tx, in_flight) = std::sync::mpsc::channel();
+        let (release_tx, release) = std::sync::mpsc::channel::<()>();
+        let (outcome_tx, outcome) = std::sync::mpsc::channel();
+        let reader = file.clone();
+        drop(rt.spawn(async move {
+            let mut fut = std::pin::pin!(read(reader, Vec::new(), 64));
+            assert!(futures_poll_once(fut.as_mut()).is_pending());
+            in_flight_tx.send(()).unwrap();
+            // Busy in this task while the runtime shuts down.
+            let _ = release.recv();
+            let again = match futures_poll_once(fut.as_mut()) {
+                std::task::Poll::Pending => None,
+                std::task::Poll::Ready(Ok((res, _))) => Some(res.map(|_| ())),
+                std::task::Poll::Ready(Err(_)) => panic!("no ring: it was in flight"),
+            };
+            outcome_tx.send(again).unwrap();
+        }));
+        in_flight
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .unwrap();
+        rt.shutdown_background();
+        release_tx.send(()).unwrap();
+        let again = outcome
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .unwrap()
+            .expect("still pending: it would wait forever");
+        let err = again.unwrap_err();
+        assert!(crate::runtime::is_rt_shutdown_err(&err), "{err}");
         std::fs::remove_file(&path).unwrap();
     }
 

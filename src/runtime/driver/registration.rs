@@ -13,7 +13,7 @@ use crate::runtime::scheduler;
 use crate::task::coop;
 use std::future::Future;
 use std::io;
-use std::os::fd::RawFd;
+use std::os::fd::{AsRawFd, RawFd};
 use std::sync::Arc;
 use std::task::{ready, Context, Poll};
 
@@ -42,13 +42,13 @@ impl Registration {
 
     /// As [`Registration::new`], for a descriptor of any kind (`AsyncFd`):
     /// in io_uring mode it first refuses files a poll cannot wait on, with
-    /// epoll's `EPERM`.
+    /// epoll's `EPERM` (see `uring/pollable.rs`).
     #[track_caller]
     pub(crate) fn new_for_any_fd(fd: RawFd, interest: Interest) -> io::Result<Registration> {
         let handle = scheduler::Handle::current_for_io();
         #[cfg(feature = "uring")]
         if handle.driver().kind() == super::Driver::Uring {
-            super::uring::refuse_unpollable(fd)?;
+            super::uring::refuse_unpollable(fd, interest.to_epoll())?;
         }
         Registration::new_with_handle(fd, interest, &handle)
     }
@@ -76,16 +76,70 @@ impl Registration {
     }
 
     /// Removes the descriptor from the reactor (the one it was registered
-    /// with knows it); call before closing it.
+    /// with knows it); call before closing it, or before giving the
+    /// descriptor back (`into_inner`).
     pub(crate) fn deregister(&self) -> io::Result<()> {
         match &self.backend {
             Backend::Epoll(placement) => placement.deregister(),
             #[cfg(feature = "uring")]
             Backend::Uring(homed) => {
-                homed.deregister();
+                let _ = homed.deregister();
                 Ok(())
             }
         }
+    }
+
+    /// [`Registration::deregister`] for a descriptor about to be closed.
+    /// Returns whether a poll may still hold its file once it is closed (io_uring
+    /// mode, when the ring that polls it is owned by another thread, which
+    /// has yet to cancel it): the caller then closes the socket by other
+    /// means first, so that it closes now (see `uring/close.rs`). Never in
+    /// legacy mode: an epoll set holds no reference to a file.
+    pub(crate) fn deregister_before_close(&self) -> bool {
+        match &self.backend {
+            // An error: already removed, nothing holds the file.
+            Backend::Epoll(placement) => {
+                let _ = placement.deregister();
+                false
+            }
+            #[cfg(feature = "uring")]
+            Backend::Uring(homed) => homed.deregister(),
+        }
+    }
+
+    /// Deregisters, then drops `io`, which closes the descriptor: the
+    /// socket closes now, also when the ring that polls it is owned by a
+    /// thread that is busy elsewhere (see `uring/close.rs`).
+    pub(crate) fn close<E: AsRawFd>(&self, io: E) {
+        let still_polled = self.deregister_before_close();
+        #[cfg(feature = "uring")]
+        if still_polled {
+            super::uring::close::shut_down(io.as_raw_fd());
+        }
+        #[cfg(not(feature = "uring"))]
+        let _ = still_polled;
+        drop(io);
+    }
+
+    /// Deregisters, then drops `inner`, which may or may not close the
+    /// descriptor (`AsyncFd`'s object): if it does, the socket closes now,
+    /// as with [`Registration::close`].
+    pub(crate) fn drop_object<T: AsRawFd>(&self, inner: T) {
+        if !self.deregister_before_close() {
+            drop(inner);
+            return;
+        }
+        #[cfg(feature = "uring")]
+        {
+            let fd = inner.as_raw_fd();
+            let watch = super::uring::close::CloseWatch::new(fd);
+            drop(inner);
+            if let Some(watch) = watch {
+                watch.finish(fd);
+            }
+        }
+        #[cfg(not(feature = "uring"))]
+        drop(inner);
     }
 
     /// A task is about to wait on the resource: in io_uring mode its
@@ -257,9 +311,13 @@ impl Drop for Registration {
         match &self.backend {
             // The placement frees its slot when dropped.
             Backend::Epoll(_) => {}
-            // Idempotent: a no-op after `deregister`.
+            // Idempotent: a no-op after `deregister`. (A descriptor its
+            // owner closes without deregistering first is not ours to
+            // shut down.)
             #[cfg(feature = "uring")]
-            Backend::Uring(homed) => homed.deregister(),
+            Backend::Uring(homed) => {
+                let _ = homed.deregister();
+            }
         }
     }
 }

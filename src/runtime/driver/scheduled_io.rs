@@ -133,6 +133,14 @@ impl ScheduledIo {
         self.wake(Ready::ALL);
     }
 
+    /// [`ScheduledIo::shutdown`] for a driver holding its locks: the
+    /// wakers are moved into `out`, for the caller to wake after.
+    #[cfg_attr(not(feature = "uring"), allow(dead_code))]
+    pub(crate) fn shut_down_into(&self, out: &mut Vec<Waker>) {
+        self.readiness.fetch_or(SHUTDOWN, AcqRel);
+        self.take_wakers(Ready::ALL, out);
+    }
+
     /// Wakes the waiters whose interest `ready` satisfies.
     pub(crate) fn wake(&self, ready: Ready) {
         let mut wakers = Vec::new();

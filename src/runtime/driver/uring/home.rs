@@ -66,6 +66,11 @@ struct Home {
     foreign: Option<(usize, u32)>,
     /// Deregistered: never moves again.
     gone: bool,
+    /// Polls left behind on other rings by moves, whose cancels wait for
+    /// those rings' owners: until then each still holds the file, which
+    /// the final deregistration must know (see `close.rs`). Pruned at
+    /// every move; a move is rare, so this stays short.
+    left: Vec<(usize, u64)>,
 }
 
 impl Homed {
@@ -87,6 +92,7 @@ impl Homed {
                 token,
                 foreign: None,
                 gone: false,
+                left: Vec::new(),
             }),
         }
     }
@@ -210,11 +216,21 @@ impl Homed {
             self.foreign_pending.store(true, Relaxed);
             return;
         }
-        let Some(token) = self
+        let token = match self
             .ring(me)
             .register_here(self.fd, self.interest, io.clone())
-        else {
-            return;
+        {
+            Some(Ok(token)) => token,
+            // The kernel refused the new poll (nothing of it is left, see
+            // `IoState::insert_and_arm`): the resource stays where it is,
+            // its poll there intact, and the next run of foreign waits
+            // tries again. Not our ring after all (a shutdown took it):
+            // nothing to move to.
+            Some(Err(_)) | None => {
+                home.foreign = None;
+                self.foreign_pending.store(false, Relaxed);
+                return;
+            }
         };
         let old = std::mem::replace(&mut home.token, token);
         let old_worker = std::mem::replace(&mut home.worker, me);
@@ -222,23 +238,36 @@ impl Homed {
         self.foreign_pending.store(false, Relaxed);
         self.home_index.store(me, Relaxed);
         super::UringMetrics::add(&self.ring(me).metrics().io_rehomes, 1);
-        drop(home);
-        self.ring(old_worker).deregister(old);
+        // Under the lock, so that a concurrent final deregistration sees
+        // the old poll in `left`. (Another ring's `deregister` never waits
+        // for its owner.)
+        let rings = &self.rings;
+        home.left
+            .retain(|&(worker, token)| rings[worker].still_polls(token));
+        if self.ring(old_worker).deregister(old) {
+            home.left.push((old_worker, old));
+        }
     }
 
     /// The resource is being dropped (before its descriptor closes):
-    /// cancels its poll wherever it lives. Idempotent.
-    pub(crate) fn deregister(&self) {
+    /// cancels its poll wherever it lives. Idempotent. Returns whether a
+    /// poll of it may still hold the file when this returns (its ring's
+    /// owner has yet to run the cancel: see `close.rs`).
+    pub(crate) fn deregister(&self) -> bool {
         let mut home = self.home.lock().unwrap();
         if home.gone {
-            return;
+            return false;
         }
         home.gone = true;
-        if home.worker == UNPLACED {
-            return;
-        }
-        let (worker, token) = (home.worker, home.token);
+        let left = std::mem::take(&mut home.left);
+        let placed = (home.worker != UNPLACED).then_some((home.worker, home.token));
         drop(home);
-        self.ring(worker).deregister(token);
+        let mut still_polled = left
+            .into_iter()
+            .any(|(worker, token)| self.ring(worker).still_polls(token));
+        if let Some((worker, token)) = placed {
+            still_polled |= self.ring(worker).deregister(token);
+        }
+        still_polled
     }
 }

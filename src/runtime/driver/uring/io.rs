@@ -23,11 +23,13 @@
 //!   counts its descriptors, such as the `EMFILE` test, saw it.)
 //! * *dropped elsewhere*: the slot is marked cancelling (under the registry
 //!   lock, before the caller closes the descriptor) and the owner submits
-//!   an `AsyncCancel` for the token. The poll holds its own reference to
-//!   the file until then, so the socket closes (a TCP peer sees EOF) when
-//!   the owner gets to it: at once if it sleeps (the request unparks it),
-//!   else at its next maintenance tick. On the owner itself the cancel is
-//!   submitted at once.
+//!   an `AsyncCancel` for the token: at once if it sleeps (the request
+//!   unparks it), else at its next maintenance tick, or, if it is busy in
+//!   a task or nobody drives it, later still. The poll holds its own
+//!   reference to the file until then, so [`IoState::deregister`] tells
+//!   its caller, which shuts a socket down before closing it so that it
+//!   closes now all the same (`close.rs`). On the owner itself the cancel
+//!   is submitted, and its reference dropped, at once.
 //!
 //! **When a poll is armed.** A multishot poll that finds its file ready
 //! when armed completes at once with the mask of that moment, and the
@@ -55,7 +57,23 @@
 //! changed threads). The owner arms it again by descriptor number while it
 //! holds the registry lock through the submit, and a dropper marks the slot
 //! cancelling under that lock before it closes the descriptor: a re-arm
-//! never resolves a closed (or reused) descriptor number.
+//! never resolves a closed (or reused) descriptor number. A final
+//! completion with an error (`ECANCELED` when the kernel ends it, `ENOMEM`
+//! when it fails) is the poll's own end, not news of the socket: nothing
+//! is reported, and the poll is armed again, which reports what the socket
+//! has by then. One that keeps failing ([`MAX_POLL_FAILURES`] in a row)
+//! fails its resource's waits instead of spinning.
+//!
+//! **Submits that fail.** The kernel may refuse a submit for a moment
+//! (`EAGAIN`/`ENOMEM`: no memory for a request; nothing is submitted), and
+//! the entries stay queued for the next enter, which the descriptor they
+//! name might not outlive. So a poll pushed under the registry lock never
+//! outlives the lock both unsubmitted and alone: if the submit fails, its
+//! cancel is queued right behind it (`submit_or_neutralize`), and whenever
+//! the pair reaches the kernel, the poll is cancelled in the same batch.
+//! A live resource's poll comes back from that cancel and is armed again;
+//! a registration that failed this way is tombstoned (marked cancelling)
+//! and returns the error, leaving nothing for its caller to undo.
 use super::ring::{Cqe, Ring};
 use super::wake::UringMetrics;
 use crate::io::{Interest, Ready};
@@ -89,6 +107,10 @@ pub(crate) struct IoState {
     /// `SeqCst` so a request pushed after the owner's swap is seen by its
     /// next look (the notifier also unparks the owner).
     has_requests: AtomicBool,
+    /// Test hook: the next final completion with `ECANCELED` is taken as
+    /// one failed with this errno instead (0: none).
+    #[cfg(test)]
+    pub(crate) final_error: std::sync::atomic::AtomicI32,
 }
 
 #[derive(Debug)]
@@ -108,6 +130,54 @@ struct Slot {
     armed: bool,
     /// Dropped: its final completion frees the slot.
     cancelling: bool,
+    /// Final completions with an error in a row, each armed again (see
+    /// [`MAX_POLL_FAILURES`]); reset by any completion without one.
+    failures: u8,
+}
+
+/// How many times in a row a poll that ends with an error is armed again
+/// before its resource is failed.
+const MAX_POLL_FAILURES: u8 = 8;
+
+/// What [`IoState::deregister`] did.
+#[derive(Debug)]
+#[must_use]
+pub(crate) struct Deregistered {
+    /// The cancel to send to the owner (called off the owner).
+    pub(crate) request: Option<Request>,
+    /// Whether the poll may still hold a reference to the file when the
+    /// call returns: closing the descriptor then would not close it (see
+    /// `close.rs`).
+    pub(crate) still_polled: bool,
+}
+
+/// Submits what `ring` holds, `pushed` among it: the polls just queued for
+/// those tokens, under the registry lock. If the submit fails, each poll's
+/// entry, still queued, is followed by its cancel before the lock is let
+/// go: whenever a later enter submits them, the pair arrives together, so a
+/// poll never outlives the lock unsubmitted and uncancelled (see "Submits
+/// that fail" in the module docs).
+fn submit_or_neutralize(ring: &mut Ring, metrics: &UringMetrics, pushed: &[u64]) -> io::Result<()> {
+    let result = ring.submit(metrics);
+    if result.is_err() {
+        for &token in pushed {
+            ring.push(&cancel_entry(token), metrics);
+        }
+    }
+    result
+}
+
+/// A failed registration's error for the caller: io_uring's `EAGAIN` at
+/// submit means the kernel could not allocate the request, which is
+/// `ENOMEM` to a caller (a `WouldBlock` from a registration, or from a
+/// wait that registers, would be read as "try again later" by code that
+/// must never see it from a future).
+fn registration_error(e: io::Error) -> io::Error {
+    if e.raw_os_error() == Some(libc::EAGAIN) {
+        io::Error::from_raw_os_error(libc::ENOMEM)
+    } else {
+        e
+    }
 }
 
 fn poll_mask(interest: Interest) -> u32 {
@@ -152,7 +222,31 @@ impl IoState {
             }),
             requests: Mutex::new(Vec::new()),
             has_requests: AtomicBool::new(false),
+            #[cfg(test)]
+            final_error: Default::default(),
         }
+    }
+
+    /// Test hook: how many slots the registry holds (live resources, and
+    /// dropped ones whose poll has not ended yet).
+    #[cfg(test)]
+    pub(crate) fn slots(&self) -> usize {
+        self.registry.lock().unwrap().slots.len()
+    }
+
+    /// Test hook: see [`IoState::final_error`].
+    #[cfg(test)]
+    fn injected(&self, cqe: &Cqe) -> Cqe {
+        if !cqe.more && cqe.res == -libc::ECANCELED {
+            let errno = self.final_error.swap(0, Ordering::SeqCst);
+            if errno != 0 {
+                return Cqe {
+                    res: -errno,
+                    ..*cqe
+                };
+            }
+        }
+        *cqe
     }
 
     /// Registers `fd`. `owner`: the calling thread's own ring (arm now),
@@ -193,6 +287,15 @@ impl IoState {
     }
 
     /// Inserts a slot and arms its poll on the caller's own ring.
+    ///
+    /// # Errors
+    ///
+    /// When the submit fails (`ENOMEM`, or `EAGAIN` reported as `ENOMEM`:
+    /// the kernel could not allocate the request). Nothing is left
+    /// half-registered: the poll's entry, still queued, is followed by its
+    /// cancel, and the slot, marked cancelling, is freed by the final
+    /// completion of that pair (see "Submits that fail" in the module
+    /// docs); the caller, which gets no token, owes it nothing.
     fn insert_and_arm(
         &self,
         fd: RawFd,
@@ -206,7 +309,11 @@ impl IoState {
         ring.push(&poll_entry(fd, mask, token), metrics);
         // Submitted now, under the lock: the kernel resolves `fd` while the
         // caller still owns it.
-        ring.submit(metrics)?;
+        if let Err(e) = submit_or_neutralize(ring, metrics, &[token]) {
+            let index = (token & 0xffff_ffff) as usize;
+            registry.slots[index].cancelling = true;
+            return Err(registration_error(e));
+        }
         Ok(token)
     }
 
@@ -236,45 +343,72 @@ impl IoState {
             mask,
             armed,
             cancelling: false,
+            failures: 0,
         });
         Ok(token)
     }
 
     /// The resource of `token` is being dropped (before its descriptor is
-    /// closed). Returns the request to send when not on the owner.
+    /// closed). Says whether its poll may still hold the file once this
+    /// returns, and the request to send when not on the owner.
     pub(crate) fn deregister(
         &self,
         token: u64,
         owner: Option<(&mut Ring, &UringMetrics)>,
-    ) -> Option<Request> {
+    ) -> Deregistered {
+        let released = Deregistered {
+            request: None,
+            still_polled: false,
+        };
         let mut registry = self.registry.lock().unwrap();
         let index = (token & 0xffff_ffff) as usize;
-        let slot = registry
+        let Some(slot) = registry
             .slots
             .get_mut(index)
-            .filter(|slot| u64::from(slot.generation) == token >> 32)?;
+            .filter(|slot| u64::from(slot.generation) == token >> 32)
+        else {
+            return released;
+        };
         if slot.cancelling {
-            return None;
+            // Deregistered before: that call answered.
+            return released;
         }
         slot.cancelling = true;
         if !slot.armed {
             // Nothing in the kernel (never armed, or its poll ended): free
             // it now; a pending `Arm` request finds the slot gone.
             registry.slots.remove(index);
-            return None;
+            return released;
         }
         match owner {
             Some((ring, metrics)) => {
                 // Submitted now: the poll holds a reference to the file, so
                 // until the cancel runs, closing the descriptor would not
-                // close the socket (a peer waiting for EOF would wait for
-                // this worker's next enter).
+                // close the socket. The submit runs the cancel's deferred
+                // work too (`Ring::submit`), so the reference is dropped
+                // before it returns; a submit that fails leaves it queued.
                 ring.push(&cancel_entry(token), metrics);
-                let _ = ring.submit(metrics);
-                None
+                Deregistered {
+                    request: None,
+                    still_polled: ring.submit(metrics).is_err(),
+                }
             }
-            None => Some(Request::Cancel { token }),
+            None => Deregistered {
+                request: Some(Request::Cancel { token }),
+                still_polled: true,
+            },
         }
+    }
+
+    /// Whether the poll of `token` (deregistered) may still be in the
+    /// kernel: its slot lives until the poll's final completion.
+    pub(crate) fn still_polled(&self, token: u64) -> bool {
+        let registry = self.registry.lock().unwrap();
+        let index = (token & 0xffff_ffff) as usize;
+        registry
+            .slots
+            .get(index)
+            .is_some_and(|slot| u64::from(slot.generation) == token >> 32)
     }
 
     /// Whether any resource is registered here (never waits: a taken
@@ -382,7 +516,7 @@ impl IoState {
             return;
         }
         let mut registry = self.registry.lock().unwrap();
-        let mut armed = false;
+        let mut armed = Vec::new();
         for request in requests {
             match request {
                 Request::Arm { token, fd, mask } => {
@@ -395,7 +529,7 @@ impl IoState {
                         Some(slot) if !slot.cancelling => {
                             slot.armed = true;
                             ring.push(&poll_entry(fd, mask, token), metrics);
-                            armed = true;
+                            armed.push(token);
                         }
                         // Dropped before we got here: its descriptor may be
                         // closed already, and nothing is in the kernel.
@@ -405,10 +539,12 @@ impl IoState {
                 Request::Cancel { token } => ring.push(&cancel_entry(token), metrics),
             }
         }
-        if armed {
+        if !armed.is_empty() {
             // Under the registry lock: no dropper can close a descriptor
-            // between the liveness check and the kernel resolving it.
-            let _ = ring.submit(metrics);
+            // between the liveness check and the kernel resolving it. A
+            // failed submit is retried by the next turn; the polls come
+            // back from their cancels and are armed again then.
+            let _ = submit_or_neutralize(ring, metrics, &armed);
         }
         drop(registry);
     }
@@ -421,6 +557,8 @@ impl IoState {
         }
         let mut registry = self.registry.lock().unwrap();
         for cqe in cqes {
+            #[cfg(test)]
+            let cqe = &self.injected(cqe);
             let index = (cqe.user_data & 0xffff_ffff) as usize;
             let Some(slot) = registry.slots.get_mut(index) else {
                 continue;
@@ -428,20 +566,23 @@ impl IoState {
             if u64::from(slot.generation) != cqe.user_data >> 32 {
                 continue;
             }
-            if !slot.cancelling {
-                let ready = if cqe.res >= 0 {
+            // A negative result is the poll's own end (`ECANCELED`: the
+            // kernel or a cancel ended it; `ENOMEM`: it failed), not news
+            // of the socket, whose errors and hang-ups come as mask bits:
+            // nothing to report. The poll armed again below reports what
+            // the socket has then, so no edge is lost. (Reporting every
+            // readiness instead marked the socket closed for good, and its
+            // waiters spun.)
+            if cqe.res >= 0 {
+                slot.failures = 0;
+                if !slot.cancelling {
                     // Error and hang-up are always reported; `EPOLLIN`
                     // may be armed without being asked for (`poll_entry`).
                     let wanted = slot.mask | (libc::EPOLLERR | libc::EPOLLHUP) as u32;
-                    Ready::from_epoll(cqe.res as u32 & wanted)
-                } else {
-                    // The poll failed (say, the descriptor was closed under
-                    // it): let every waiter retry its operation and see the
-                    // error itself.
-                    Ready::ALL
-                };
-                slot.io.set_readiness(ready);
-                slot.io.take_wakers(ready, wakers);
+                    let ready = Ready::from_epoll(cqe.res as u32 & wanted);
+                    slot.io.set_readiness(ready);
+                    slot.io.take_wakers(ready, wakers);
+                }
             }
             if !cqe.more {
                 slot.armed = false;
@@ -449,6 +590,17 @@ impl IoState {
                     registry.slots.remove(index);
                 } else if cqe.res >= 0 || cqe.res == -libc::ECANCELED {
                     rearm.push(cqe.user_data);
+                } else if slot.failures < MAX_POLL_FAILURES {
+                    // Failed (`ENOMEM` for a second wait queue entry, say):
+                    // armed again, or the registration would be dead and
+                    // its next wait would hang.
+                    slot.failures += 1;
+                    rearm.push(cqe.user_data);
+                } else {
+                    // It keeps failing: the resource's waits fail from now
+                    // on (with the error of a resource whose driver is
+                    // gone) rather than hang or spin.
+                    slot.io.shut_down_into(wakers);
                 }
             }
         }
@@ -459,7 +611,7 @@ impl IoState {
     /// registry lock (see the module docs).
     pub(crate) fn rearm(&self, ring: &mut Ring, metrics: &UringMetrics, tokens: Option<&[u64]>) {
         let mut registry = self.registry.lock().unwrap();
-        let mut pushed = false;
+        let mut pushed = Vec::new();
         match tokens {
             Some(tokens) => {
                 for &token in tokens {
@@ -471,7 +623,7 @@ impl IoState {
                         {
                             slot.armed = true;
                             ring.push(&poll_entry(slot.fd, slot.mask, token), metrics);
-                            pushed = true;
+                            pushed.push(token);
                         }
                     }
                 }
@@ -489,15 +641,17 @@ impl IoState {
                     }
                     let token = index as u64 | u64::from(slot.generation) << 32;
                     ring.push(&poll_entry(slot.fd, slot.mask, token), metrics);
-                    pushed = true;
+                    pushed.push(token);
                 }
                 for index in gone {
                     registry.slots.remove(index);
                 }
             }
         }
-        if pushed {
-            let _ = ring.submit(metrics);
+        if !pushed.is_empty() {
+            // A failed submit is retried by the next turn (see
+            // `take_requests`).
+            let _ = submit_or_neutralize(ring, metrics, &pushed);
         }
     }
 

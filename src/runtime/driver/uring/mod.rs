@@ -7,8 +7,12 @@
 //!   the blocking wait;
 //! * `wake.rs`: the eventfd and the driver's metrics;
 //! * `io.rs`: readiness of I/O resources through multishot polls;
+//! * `close.rs`: how a socket dropped away from its ring's owner still
+//!   closes at once;
 //! * `op.rs`: operations that own their memory until they complete (file
 //!   reads and writes, opens, `statx`, `fsync`, closes);
+//! * `pollable.rs`: the registration check that refuses, as epoll does, a
+//!   file that cannot be polled;
 //! * the wake protocol itself is `runtime/park/ring_wake.rs`, apart from
 //!   the ring so that loom can check it.
 //!
@@ -28,17 +32,22 @@
 //! current-thread runtime driven from another thread): `attach` runs
 //! whenever a thread takes a core and makes it the ring's owner (see
 //! `ring.rs`).
+pub(crate) mod close;
 mod home;
 mod io;
 // Started only by `fs` so far; the table and the quiesce exist regardless.
 #[cfg_attr(not(feature = "fs"), allow(dead_code))]
 pub(crate) mod op;
+mod pollable;
 pub(crate) mod probe;
 pub(crate) mod rescue;
 mod ring;
+#[cfg(all(test, not(tokiwa_loom), feature = "full"))]
+mod tests;
 mod wake;
 
 pub(crate) use home::Homed;
+pub(crate) use pollable::refuse_unpollable;
 pub(crate) use probe::RingConfig;
 
 /// The rings of a runtime, worker `i`'s at index `i`.
@@ -236,11 +245,7 @@ impl WorkerRing {
             if taskrun {
                 UringMetrics::add(&metrics.taskrun_enters, 1);
             }
-            if let Err(e) = ring.submit(metrics) {
-                if e.raw_os_error() != Some(libc::EBUSY) {
-                    panic!("tokiwa worker {}: io_uring_enter failed: {e}", self.index);
-                }
-            }
+            self.submit(ring);
         }
         if ring.is_cq_empty() {
             return 0;
@@ -256,6 +261,17 @@ impl WorkerRing {
         scratch.rearm.clear();
         ring.scratch = scratch;
         n
+    }
+
+    /// Submits what the ring holds. The kernel's momentary refusals leave
+    /// the entries queued for the next turn (see `ring::is_transient`);
+    /// anything else is a bug.
+    fn submit(&self, ring: &mut Ring) {
+        if let Err(e) = ring.submit(&self.waker.metrics) {
+            if !ring::is_transient(&e) {
+                panic!("tokiwa worker {}: io_uring_enter failed: {e}", self.index);
+            }
+        }
     }
 
     pub(crate) fn ops(&self) -> &op::OpTable {
@@ -277,11 +293,10 @@ impl WorkerRing {
             let metrics = &self.waker.metrics;
             let token = self.ops.insert();
             ring.push(&entry.user_data(token), metrics);
-            if let Err(e) = ring.submit(metrics) {
-                if e.raw_os_error() != Some(libc::EBUSY) {
-                    panic!("tokiwa worker {}: io_uring_enter failed: {e}", self.index);
-                }
-            }
+            // `reap` takes the other threads' requests, then submits the
+            // operation with them. A refused submit leaves it queued: it
+            // is in flight all the same (its memory stays with it), and
+            // the next turn submits it.
             self.reap(ring, &mut wakers);
             token
         });
@@ -397,31 +412,47 @@ impl WorkerRing {
     /// Arms a poll for an already registered resource on this ring, from
     /// the thread that owns it (see `home.rs`). `None` when the calling
     /// thread does not own the ring or the runtime is shut down.
+    ///
+    /// # Errors
+    ///
+    /// When the kernel refuses the poll (see `IoState::insert_and_arm`:
+    /// nothing is left registered).
     pub(crate) fn register_here(
         &self,
         fd: RawFd,
         interest: Interest,
         io: Arc<ScheduledIo>,
-    ) -> Option<u64> {
+    ) -> Option<std::io::Result<u64>> {
         self.with_owned_ring(|ring| {
             self.io
                 .register_existing(fd, interest, io, ring, &self.waker.metrics)
-                .ok()
-        })?
+        })
     }
 
     /// The resource of `token` is being dropped; call before closing its
-    /// descriptor.
-    pub(crate) fn deregister(&self, token: u64) {
+    /// descriptor. Returns whether its poll may still hold the file after
+    /// this returns (it did not run on the ring's owner, or the owner's
+    /// submit was refused): closing the descriptor then would not close
+    /// the file (see `close.rs`).
+    pub(crate) fn deregister(&self, token: u64) -> bool {
         let direct = self
             .with_owned_ring(|ring| self.io.deregister(token, Some((ring, &self.waker.metrics))));
-        let request = match direct {
-            Some(request) => request,
+        let done = match direct {
+            Some(done) => done,
             None => self.io.deregister(token, None),
         };
-        if let Some(request) = request {
+        if let Some(request) = done.request {
             self.send(request);
         }
+        // Once the ring is closed, the kernel cancels every poll of it by
+        // itself (see `shutdown`).
+        done.still_polled && !self.is_closed()
+    }
+
+    /// Whether the poll of `token`, deregistered before, may still hold
+    /// its file (its cancel is waiting for the owner).
+    pub(crate) fn still_polls(&self, token: u64) -> bool {
+        !self.is_closed() && self.io.still_polled(token)
     }
 
     fn send(&self, request: io::Request) {
@@ -451,6 +482,21 @@ impl WorkerRing {
             .unwrap_or(0)
     }
 
+    /// Test hook: the next `n` submits on this ring fail with `errno`, as
+    /// the kernel's would. Returns whether the calling thread owns the
+    /// ring (else nothing is injected).
+    #[cfg(test)]
+    pub(crate) fn fail_next_submits(&self, n: u32, errno: i32) -> bool {
+        self.with_owned_ring(|ring| ring.failing_submits = (n, errno))
+            .is_some()
+    }
+
+    /// Test hook: the resources' side of the ring (`io.rs`).
+    #[cfg(test)]
+    pub(crate) fn io_state(&self) -> &io::IoState {
+        &self.io
+    }
+
     /// Runtime shutdown, after the tasks are gone: fails the waiters of
     /// the resources still registered and closes the ring. Closing it makes
     /// the kernel cancel every poll and drop the file references they hold
@@ -461,12 +507,16 @@ impl WorkerRing {
     /// Operations do: every owner quiesces its ring before letting go of
     /// it, so normally none is in flight here. One can be when shutdown
     /// did not wait for the workers (`shutdown_timeout`,
-    /// `shutdown_background`) and a worker still runs a task. Closing the
-    /// ring would not stop the kernel from writing into the operation's
-    /// buffer later (the ring's teardown is asynchronous), so the ring is
-    /// left open and the table is orphaned: the memory of every operation
-    /// in flight is leaked, now or when its future is dropped. A leak,
-    /// never a use-after-free.
+    /// `shutdown_background`) and a worker still runs a task. The ring's
+    /// teardown is asynchronous: closing it does not stop the kernel from
+    /// writing into an operation's buffer later. So the table is orphaned
+    /// first: the memory the kernel may still read or write of every
+    /// operation in flight is leaked, now or when its future is dropped,
+    /// and the rest of it (the file it works on, a runtime handle) is
+    /// dropped (see `OpData::orphan`). A leak, never a use-after-free.
+    /// The ring is closed all the same: kept open, its polls would pin
+    /// every socket and listener it watched, and itself and its eventfd
+    /// would leak, for as long as the process lives.
     pub(crate) fn shutdown(&self) {
         self.io.shutdown();
         // `Release`: pairs with the `Acquire` in `send`; a request sent
@@ -480,30 +530,21 @@ impl WorkerRing {
         // count is final.
         if self.ops.in_flight() != 0 {
             self.ops.orphan();
-            std::mem::forget(ring);
-            return;
         }
         drop(ring);
     }
 }
 
-/// A poll on a regular file or a directory always reports ready; epoll
-/// refuses them with `EPERM`, and so does this driver for descriptors of
-/// unknown kind (`AsyncFd`), so `AsyncFd::new` on a file fails the same
-/// way in both modes. (The sockets tokiwa creates skip this `fstat`.)
-pub(crate) fn refuse_unpollable(fd: RawFd) -> std::io::Result<()> {
-    let mut stat = std::mem::MaybeUninit::<libc::stat>::uninit();
-    // SAFETY: `stat` is writable memory of the right size; `fd` is open
-    // (the caller owns it).
-    if unsafe { libc::fstat(fd, stat.as_mut_ptr()) } < 0 {
-        return Err(std::io::Error::last_os_error());
+/// Test helper: a test that needs io_uring mode and cannot have it (the
+/// kernel refused `error`) says so on stderr and is skipped, unless
+/// `TOKIWA_REQUIRE_URING=1` (set by CI on a kernel that has io_uring), in
+/// which case it fails.
+#[cfg(all(test, not(tokiwa_loom)))]
+pub(crate) fn unavailable(test: &str, error: &dyn std::fmt::Display) {
+    if std::env::var_os("TOKIWA_REQUIRE_URING").is_some_and(|v| v == "1") {
+        panic!("{test}: io_uring mode unavailable ({error}), and TOKIWA_REQUIRE_URING=1");
     }
-    // SAFETY: `fstat` succeeded, so it initialised `stat`.
-    let mode = unsafe { stat.assume_init() }.st_mode & libc::S_IFMT;
-    if mode == libc::S_IFREG || mode == libc::S_IFDIR {
-        return Err(std::io::Error::from_raw_os_error(libc::EPERM));
-    }
-    Ok(())
+    eprintln!("{test}: SKIPPED, io_uring mode unavailable ({error})");
 }
 
 impl Parker {

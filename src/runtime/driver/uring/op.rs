@@ -15,8 +15,9 @@
 //!   kernel never writes into freed memory and nothing leaks.
 //! * **Only the ring's owner starts an operation**, from a task it polls
 //!   (`SINGLE_ISSUER`). Any other caller (a thread that is not a worker, a
-//!   runtime in legacy mode) gets its data back ([`Op`] resolves to `Err`)
-//!   and does the work another way, on the blocking pool.
+//!   runtime in legacy mode) gets its data back ([`Op`] resolves to
+//!   [`Unrun::NoRing`]) and does the work another way, on the blocking
+//!   pool.
 //! * **Completion** lands in the owner's CQ and is routed here by the
 //!   token's [`OP_BIT`]; the result waits in the slot for the future,
 //!   which may by then be polled on another worker (the table is shared).
@@ -29,6 +30,13 @@
 //!   ([`super::WorkerRing::quiesce`]), so a replaced or closed ring never holds
 //!   memory. A cancelled operation whose future lives is simply started
 //!   again on its next poll, wherever that is.
+//! * **Except at a shutdown that does not wait** (`shutdown_background`)
+//!   for a worker busy in a task: its ring is closed with operations in
+//!   flight, whose memory the kernel may still write. That memory is
+//!   leaked, the rest of each operation's data dropped ([`OpTable::orphan`],
+//!   `OpData::orphan`), and a future polled after that resolves to
+//!   [`Unrun::Orphaned`] (it would otherwise wait for a completion that
+//!   never comes).
 use super::ring::Cqe;
 use crate::runtime::{context, scheduler};
 use io_uring::squeue;
@@ -67,16 +75,48 @@ pub(crate) unsafe trait OpData: Send + Unpin + 'static {
     {
         let _ = res;
     }
+
+    /// The ring was let go with the operation in flight (see
+    /// [`OpTable::orphan`]): no completion will come, and the kernel may
+    /// still read or write the memory the entry points to. Returns that
+    /// memory, which is never freed (see `ORPHANED`); the rest of the data
+    /// is dropped, so that
+    /// nothing else outlives the runtime: a file the operation works on is
+    /// closed (the kernel resolved the descriptor at submission and holds
+    /// its own reference to the file), a runtime handle is let go.
+    fn orphan(self) -> Box<dyn Send>
+    where
+        Self: Sized;
+}
+
+/// Memory the kernel may still read or write: that of operations whose
+/// ring was let go with them in flight (see [`OpTable::orphan`]). Nothing
+/// tells when the kernel is done with it, so it is kept as long as the
+/// process lives, never freed; kept here rather than forgotten, so that it
+/// stays reachable and a leak checker (the AddressSanitizer run in CI)
+/// sees it is kept on purpose.
+static ORPHANED: Mutex<Vec<Box<dyn Send>>> = Mutex::new(Vec::new());
+
+fn keep_forever(memory: Box<dyn Send>) {
+    ORPHANED
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .push(memory);
 }
 
 /// An abandoned operation's data, type-erased.
 trait Abandoned: Send {
     fn complete(self: Box<Self>, res: i32);
+    fn orphan(self: Box<Self>);
 }
 
 impl<T: OpData> Abandoned for T {
     fn complete(self: Box<Self>, res: i32) {
         (*self).complete_abandoned(res);
+    }
+
+    fn orphan(self: Box<Self>) {
+        keep_forever((*self).orphan());
     }
 }
 
@@ -168,19 +208,21 @@ impl OpTable {
         }
     }
 
-    /// The future of `token` asks for its result.
-    fn poll(&self, token: u64, cx: &mut Context<'_>) -> Poll<i32> {
+    /// The future of `token` asks for its result: `Ready(None)` when it
+    /// will never come (orphaned).
+    fn poll(&self, token: u64, cx: &mut Context<'_>) -> Poll<Option<i32>> {
         let index = (token & !OP_BIT) as usize;
         let mut slots = self.slots.lock().unwrap();
         match &mut slots[index] {
             Slot::Done(res) => {
                 let res = *res;
                 slots.remove(index);
-                Poll::Ready(res)
+                Poll::Ready(Some(res))
             }
-            // Orphaned: no completion will come, and a stored waker would
-            // keep the runtime alive (see `orphan`).
-            Slot::Pending(_) if self.orphaned.load(Ordering::Relaxed) => Poll::Pending,
+            // Orphaned: no completion will come (and a stored waker would
+            // keep the runtime alive, see `orphan`). The slot stays: the
+            // kernel may still complete the operation into the old ring.
+            Slot::Pending(_) if self.orphaned.load(Ordering::Relaxed) => Poll::Ready(None),
             Slot::Pending(waker) => {
                 match waker {
                     Some(w) if w.will_wake(cx.waker()) => {}
@@ -192,29 +234,37 @@ impl OpTable {
         }
     }
 
-    /// The ring was let go with operations in flight whose completions
+    /// The ring is let go with operations in flight whose completions
     /// will never be reaped (shutdown did not wait for a busy worker): the
     /// kernel may still write into their memory, so it is leaked, never
-    /// freed. The data abandoned so far is leaked now, the data of live
-    /// futures when they are dropped ([`OpTable::abandon`]).
+    /// freed; the rest of their data is dropped (`OpData::orphan`). The
+    /// data abandoned so far is orphaned now, the data of live futures at
+    /// their next poll (which fails) or when they are dropped
+    /// ([`OpTable::abandon`]).
     ///
     /// The wakers waiting in the table are dropped too (after the lock):
     /// a waker holds its task, the task its runtime, and the runtime this
-    /// table, a cycle that would keep the whole runtime alive.
+    /// table, a cycle that would keep the whole runtime alive. Idempotent.
     pub(crate) fn orphan(&self) {
         let mut wakers = Vec::new();
+        let mut abandoned = Vec::new();
         let mut slots = self.slots.lock().unwrap();
         // `Relaxed`: written and read under `slots`' lock.
         self.orphaned.store(true, Ordering::Relaxed);
         for (_, slot) in slots.iter_mut() {
             match std::mem::replace(slot, Slot::Pending(None)) {
-                Slot::Abandoned(data) => std::mem::forget(data),
+                Slot::Abandoned(data) => abandoned.push(data),
                 Slot::Pending(waker) => wakers.extend(waker),
                 done @ Slot::Done(_) => *slot = done,
             }
         }
         drop(slots);
         drop(wakers);
+        // After the lock: dropping the rest of the data may close files or
+        // let go of a runtime handle.
+        for data in abandoned {
+            data.orphan();
+        }
     }
 
     /// The future of `token` is dropped with its operation unfinished or
@@ -224,7 +274,8 @@ impl OpTable {
         let mut slots = self.slots.lock().unwrap();
         if matches!(slots[index], Slot::Pending(_)) && self.orphaned.load(Ordering::Relaxed) {
             // No completion will ever come to free it (see `orphan`).
-            std::mem::forget(data);
+            drop(slots);
+            data.orphan();
             return;
         }
         match slots[index] {
@@ -267,10 +318,21 @@ pub(crate) fn current_worker() -> Option<Arc<super::WorkerRing>> {
 }
 
 /// An operation on the calling worker's ring; resolves to the kernel's
-/// result (a negated errno when negative) and the data, or to `Err(data)`
-/// when no ring can run it here (the caller then does it another way).
+/// result (a negated errno when negative) and the data, or to an
+/// [`Unrun`] when the kernel will not run it for this future.
 pub(crate) struct Op<T: OpData> {
     state: State<T>,
+}
+
+/// Why an [`Op`] resolved without a result.
+pub(crate) enum Unrun<T> {
+    /// No ring can run it here: the data back, for the caller to do the
+    /// work another way (on the blocking pool).
+    NoRing(T),
+    /// Its runtime shut down while the kernel held it (see
+    /// [`OpTable::orphan`]): its memory is leaked, there is nothing to give
+    /// back, and the caller reports the runtime's shutdown error.
+    Orphaned,
 }
 
 enum State<T> {
@@ -292,7 +354,7 @@ impl<T: OpData> Op<T> {
 }
 
 impl<T: OpData> Future for Op<T> {
-    type Output = Result<(i32, T), T>;
+    type Output = Result<(i32, T), Unrun<T>>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
@@ -300,7 +362,7 @@ impl<T: OpData> Future for Op<T> {
             match std::mem::replace(&mut this.state, State::Finished) {
                 State::Start(mut data) => {
                     let Some(worker) = current_worker() else {
-                        return Poll::Ready(Err(data));
+                        return Poll::Ready(Err(Unrun::NoRing(data)));
                     };
                     let entry = data.entry();
                     // SAFETY: `OpData`'s contract: the entry's memory and
@@ -315,7 +377,7 @@ impl<T: OpData> Future for Op<T> {
                                 data,
                             };
                         }
-                        None => return Poll::Ready(Err(data)),
+                        None => return Poll::Ready(Err(Unrun::NoRing(data))),
                     }
                 }
                 State::InFlight {
@@ -325,10 +387,14 @@ impl<T: OpData> Future for Op<T> {
                 } => match worker.ops().poll(token, cx) {
                     // Cancelled because its ring was let go (see the
                     // module docs): start it again here.
-                    Poll::Ready(res) if res == -libc::ECANCELED => {
+                    Poll::Ready(Some(res)) if res == -libc::ECANCELED => {
                         this.state = State::Start(data);
                     }
-                    Poll::Ready(res) => return Poll::Ready(Ok((res, data))),
+                    Poll::Ready(Some(res)) => return Poll::Ready(Ok((res, data))),
+                    Poll::Ready(None) => {
+                        keep_forever(data.orphan());
+                        return Poll::Ready(Err(Unrun::Orphaned));
+                    }
                     Poll::Pending => {
                         this.state = State::InFlight {
                             worker,

@@ -33,6 +33,23 @@ pub(crate) const WAKE_TOKEN: u64 = u64::MAX;
 /// cancelled poll's final CQE is what frees its slot).
 pub(crate) const CANCEL_TOKEN: u64 = u64::MAX - 1;
 
+/// Whether an `io_uring_enter` error is the kernel's momentary refusal,
+/// after which nothing was submitted and a later enter succeeds: `EAGAIN`
+/// or `ENOMEM` (it could not allocate a request), `EBUSY` (its overflow
+/// list is full; the CQ must be emptied first), `EINTR`. Any other error
+/// is a bug (a ring used by the wrong thread, a bad entry) and panics.
+pub(crate) fn is_transient(e: &io::Error) -> bool {
+    matches!(
+        e.raw_os_error(),
+        Some(libc::EAGAIN | libc::ENOMEM | libc::EBUSY | libc::EINTR)
+    )
+}
+
+/// How long a worker backs off when the kernel cannot take its entries
+/// for lack of memory, before it tries again (never while it could miss a
+/// wakeup: see [`Wait`]).
+const ENOMEM_BACKOFF: Duration = Duration::from_millis(1);
+
 /// A completion, copied out of the CQ.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Cqe {
@@ -93,6 +110,10 @@ pub(crate) struct Ring {
     index: usize,
     /// Buffers of the owner's reaps, kept so that a reap allocates nothing.
     pub(crate) scratch: Scratch,
+    /// Test hook: the next this many submits fail with this error, as the
+    /// kernel's would (nothing is submitted).
+    #[cfg(test)]
+    pub(crate) failing_submits: (u32, i32),
 }
 
 /// See [`Ring::scratch`].
@@ -126,7 +147,25 @@ impl Ring {
             arms: 0,
             index,
             scratch: Scratch::default(),
+            #[cfg(test)]
+            failing_submits: (0, 0),
         })
+    }
+
+    /// Test hook: whether this submit is one made to fail; consumes it.
+    #[cfg(test)]
+    fn injected_failure(&mut self) -> Option<io::Error> {
+        let (left, errno) = &mut self.failing_submits;
+        if *left == 0 {
+            return None;
+        }
+        *left -= 1;
+        Some(io::Error::from_raw_os_error(*errno))
+    }
+
+    #[cfg(not(test))]
+    fn injected_failure(&mut self) -> Option<io::Error> {
+        None
     }
 
     /// Makes the calling thread this ring's issuer (see the module docs).
@@ -176,6 +215,8 @@ impl Ring {
     /// Queues `entry`. A full SQ is submitted first; if the kernel takes
     /// none of it (`EBUSY`: its overflow list is full), the CQ is emptied
     /// into the backlog and the submit retried, so nothing is dropped.
+    /// Short of memory (`EAGAIN`, `ENOMEM`), the worker backs off and
+    /// retries: the entry has nowhere else to go.
     pub(crate) fn push(&mut self, entry: &squeue::Entry, metrics: &UringMetrics) {
         loop {
             // SAFETY: polls and cancels reference no memory, and a poll's
@@ -185,12 +226,11 @@ impl Ring {
             if unsafe { self.uring.submission().push(entry) }.is_ok() {
                 return;
             }
-            if let Err(e) = self.submit(metrics) {
-                if e.raw_os_error() == Some(libc::EBUSY) {
-                    self.drain_to_backlog();
-                } else {
-                    panic!("tokiwa: io_uring submission failed: {e}");
-                }
+            match self.submit(metrics) {
+                Ok(()) => {}
+                Err(e) if e.raw_os_error() == Some(libc::EBUSY) => self.drain_to_backlog(),
+                Err(e) if is_transient(&e) => std::thread::sleep(ENOMEM_BACKOFF),
+                Err(e) => panic!("tokiwa: io_uring submission failed: {e}"),
             }
         }
     }
@@ -206,6 +246,9 @@ impl Ring {
     /// waiting for EOF) until this worker next entered the kernel to wait,
     /// which a thread blocked on that peer never did.
     pub(crate) fn submit(&mut self, metrics: &UringMetrics) -> io::Result<()> {
+        if let Some(e) = self.injected_failure() {
+            return Err(e);
+        }
         loop {
             UringMetrics::add(&metrics.enters, 1);
             let pending = self.uring.submission().len() as u32;
@@ -256,12 +299,14 @@ impl Ring {
             n += batch;
             // Completions the kernel kept back while the CQ was full.
             if self.uring.submission().cq_overflow() {
-                if let Err(e) = self.submit(metrics) {
-                    if e.raw_os_error() != Some(libc::EBUSY) {
-                        panic!("tokiwa: io_uring overflow flush failed: {e}");
-                    }
+                match self.submit(metrics) {
+                    Ok(()) => continue,
+                    // `EBUSY`: more to take first. Short of memory: the
+                    // rest waits for the next turn's flush.
+                    Err(e) if e.raw_os_error() == Some(libc::EBUSY) => continue,
+                    Err(e) if is_transient(&e) => {}
+                    Err(e) => panic!("tokiwa: io_uring overflow flush failed: {e}"),
                 }
-                continue;
             }
             if batch == 0 {
                 break;
@@ -317,9 +362,15 @@ impl Ring {
     pub(crate) fn wait_for_completion(&mut self, metrics: &UringMetrics) {
         self.arm_wake_poll(metrics);
         UringMetrics::add(&metrics.enters, 1);
-        match self.uring.submitter().submit_and_wait(1) {
+        let result = match self.injected_failure() {
+            Some(e) => Err(e),
+            None => self.uring.submitter().submit_and_wait(1),
+        };
+        match result {
             Ok(_) => {}
             Err(e) if matches!(e.raw_os_error(), Some(libc::EINTR | libc::EBUSY)) => {}
+            // Nothing was submitted: back off, the caller loops.
+            Err(e) if is_transient(&e) => std::thread::sleep(ENOMEM_BACKOFF),
             Err(e) => panic!("tokiwa: io_uring wait failed: {e}"),
         }
     }
@@ -345,9 +396,10 @@ impl WakeRing for Wait<'_> {
             return;
         }
         UringMetrics::add(&self.metrics.enters, 1);
-        let result = match timeout {
-            None => ring.uring.submitter().submit_and_wait(1),
-            Some(timeout) => {
+        let result = match (ring.injected_failure(), timeout) {
+            (Some(e), _) => Err(e),
+            (None, None) => ring.uring.submitter().submit_and_wait(1),
+            (None, Some(timeout)) => {
                 // The wait's deadline is the worker's next timer: end it on
                 // time, not up to the default 50 us of timer slack later.
                 let _slack = crate::runtime::park::condvar::PreciseTimerSlack::new();
@@ -366,6 +418,14 @@ impl WakeRing for Wait<'_> {
                     e.raw_os_error(),
                     Some(libc::ETIME | libc::EINTR | libc::EBUSY)
                 ) => {}
+            // The kernel could not take the queued entries (nothing was
+            // submitted, the wake poll's may be among them): not a sleep
+            // that could miss a wakeup, but a short back-off, after which
+            // the caller re-checks its queues and parks again.
+            Err(e) if is_transient(&e) => {
+                let backoff = timeout.map_or(ENOMEM_BACKOFF, |t| t.min(ENOMEM_BACKOFF));
+                std::thread::sleep(backoff);
+            }
             Err(e) => panic!("tokiwa: io_uring wait failed: {e}"),
         }
     }
