@@ -38,6 +38,7 @@ mod oneshot;
 mod rwlock;
 mod semaphore;
 mod set_once;
+mod waker_change;
 mod watch;
 
 use std::future::Future;
