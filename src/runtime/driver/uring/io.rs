@@ -229,7 +229,7 @@ impl IoState {
 
     /// Test hook: how many slots the registry holds (live resources, and
     /// dropped ones whose poll has not ended yet).
-    #[cfg(test)]
+    #[cfg(all(test, not(tokiwa_loom), feature = "full"))]
     pub(crate) fn slots(&self) -> usize {
         self.registry.lock().unwrap().slots.len()
     }

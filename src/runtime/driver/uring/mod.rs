@@ -485,14 +485,14 @@ impl WorkerRing {
     /// Test hook: the next `n` submits on this ring fail with `errno`, as
     /// the kernel's would. Returns whether the calling thread owns the
     /// ring (else nothing is injected).
-    #[cfg(test)]
+    #[cfg(all(test, not(tokiwa_loom), feature = "full"))]
     pub(crate) fn fail_next_submits(&self, n: u32, errno: i32) -> bool {
         self.with_owned_ring(|ring| ring.failing_submits = (n, errno))
             .is_some()
     }
 
     /// Test hook: the resources' side of the ring (`io.rs`).
-    #[cfg(test)]
+    #[cfg(all(test, not(tokiwa_loom), feature = "full"))]
     pub(crate) fn io_state(&self) -> &io::IoState {
         &self.io
     }
