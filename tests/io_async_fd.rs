@@ -352,6 +352,34 @@ fn new_without_enable_io_panics_with_tokios_message() {
     assert!(panic_message(&*err).contains("Call `enable_io` on the runtime builder"));
 }
 
+/// Without `enable_io`, registering panics with tokio's message on every
+/// driver, before anything looks at the descriptor: a descriptor that
+/// cannot be polled (`/dev/null`) must not turn the panic into an `EPERM`
+/// (tokio's `io_panic.rs` also checks that the panic is at the caller).
+#[test]
+fn without_enable_io_an_unpollable_descriptor_panics_at_the_caller() {
+    support::quiet_panics(&["IO is disabled"]);
+    for &driver in support::flavor::DRIVERS {
+        let rt = tokiwa::runtime::Builder::new_current_thread()
+            .driver(driver)
+            .build()
+            .unwrap();
+        let err = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            rt.block_on(async {
+                let null = std::fs::File::open("/dev/null").unwrap();
+                // SAFETY: the `AsyncFd` would own the file.
+                let _ = unsafe { AsyncFd::register(null) };
+            })
+        }))
+        .expect_err("registering without enable_io must panic");
+        assert!(
+            panic_message(&*err).contains("Call `enable_io` on the runtime builder"),
+            "{driver}: {}",
+            panic_message(&*err)
+        );
+    }
+}
+
 #[test]
 fn register_gives_the_object_back() {
     let rt = tokiwa::runtime::Builder::new_current_thread()

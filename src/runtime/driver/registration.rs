@@ -46,8 +46,10 @@ impl Registration {
     #[track_caller]
     pub(crate) fn new_for_any_fd(fd: RawFd, interest: Interest) -> io::Result<Registration> {
         let handle = scheduler::Handle::current_for_io();
+        // A runtime without I/O panics here, at the caller, as tokio's
+        // does, before any check of the descriptor can return an error.
         #[cfg(feature = "uring")]
-        if handle.driver().kind() == super::Driver::Uring {
+        if handle.driver().io().kind() == super::Driver::Uring {
             super::uring::refuse_unpollable(fd, interest.to_epoll())?;
         }
         Registration::new_with_handle(fd, interest, &handle)
