@@ -638,6 +638,23 @@ mod tests {
         }
     }
 
+    /// A one-worker io_uring runtime, or `None` (the skip made visible, or
+    /// a failure under `TOKIWA_REQUIRE_URING=1`) where the kernel refuses
+    /// io_uring.
+    fn one_worker_on_the_ring(test: &str) -> Option<crate::runtime::Runtime> {
+        match Builder::new_multi_thread()
+            .worker_threads(1)
+            .driver(Driver::Uring)
+            .build()
+        {
+            Ok(rt) => Some(rt),
+            Err(e) => {
+                crate::runtime::driver::uring::unavailable(test, &e);
+                None
+            }
+        }
+    }
+
     /// `shutdown_background` lets go of a ring while its worker still runs
     /// a task, with a read in flight on it: the read's buffer is leaked,
     /// never freed, since the kernel may still write into it.
@@ -645,13 +662,8 @@ mod tests {
     fn a_ring_let_go_with_a_read_in_flight_never_frees_its_buffer() {
         use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
         let test = "a_ring_let_go_with_a_read_in_flight_never_frees_its_buffer";
-        let rt = match Builder::new_multi_thread()
-            .worker_threads(1)
-            .driver(Driver::Uring)
-            .build()
-        {
-            Ok(rt) => rt,
-            Err(e) => return crate::runtime::driver::uring::unavailable(test, &e),
+        let Some(rt) = one_worker_on_the_ring(test) else {
+            return;
         };
         let (path, file) = fifo("orphaned");
         let worker = rt.handle().inner.driver().ring(0).unwrap().clone();
@@ -713,13 +725,8 @@ mod tests {
     #[test]
     fn a_read_polled_after_its_ring_was_let_go_fails_instead_of_waiting_forever() {
         let test = "a_read_polled_after_its_ring_was_let_go_fails_instead_of_waiting_forever";
-        let rt = match Builder::new_multi_thread()
-            .worker_threads(1)
-            .driver(Driver::Uring)
-            .build()
-        {
-            Ok(rt) => rt,
-            Err(e) => return crate::runtime::driver::uring::unavailable(test, &e),
+        let Some(rt) = one_worker_on_the_ring(test) else {
+            return;
         };
         let (path, file) = fifo("polled-after");
         let (in_flight_tx, in_flight) = std::sync::mpsc::channel();
