@@ -9,12 +9,37 @@
 //! thread hop. (With a loopback echo on 2 workers, every server socket
 //! sat on the accepting worker's ring and that worker did three quarters
 //! of the work.) So a resource follows its waiter: when a task waits on it
-//! from another worker [`REHOME_AFTER`] times in a row, the poll is armed
-//! on that worker's ring (directly: the waiter runs there) and cancelled on
-//! the old one (through a request). Both polls share the readiness word;
-//! while both are armed, either may set it, which is harmless, and the new
-//! poll reports readiness that exists when it is armed, so no edge is
-//! lost in the move.
+//! from another worker, the poll is armed on that worker's ring (directly:
+//! the waiter runs there) and the old one is neutralised and cancelled.
+//! Both polls share the readiness word; the new poll reports readiness
+//! that exists when it is armed, so no edge is lost in the move.
+//!
+//! **At the first foreign wait.** Moves used to wait for [`REHOME_AFTER`]
+//! foreign waits in a row, and a wait at home ended the run. A stolen task's
+//! first wait was foreign, its readiness was reaped by the old ring, which
+//! woke it back there, and its next wait, at home, reset the count: a
+//! socket never followed a steal, every steal cost a readiness reaped by
+//! the wrong worker (and often a wake of it), and the accepting worker kept
+//! the sockets, which fed the stealing (`wrk -c64` on 2 workers: 0.1-0.19
+//! such waits per request, echo at 256 connections 0.13). Now the first
+//! foreign wait moves the poll, unless the resource moved less than
+//! [`MOVE_COOLDOWN_NS`] ago: then the old rule applies. That bounds the
+//! moves of a resource whose two halves wait from two workers (a split
+//! stream) to one per cooldown, where moving at every wait would
+//! ping-pong. A task that runs here because this worker served a stalled
+//! ring's sockets (`rescue.rs`) moves its resource too: its old worker is
+//! not running, and a poll left there would need another rescue for the
+//! next readiness.
+//!
+//! **The old poll.** Marked cancelling in its ring's registry at once (under
+//! that registry's lock), so its completions, if any arrive before its
+//! cancel runs, set nothing and wake nobody; its cancel is queued for the
+//! old owner *without waking it*: the owner takes it at its next turn and
+//! submits it with its next enter (`Ring::push_lazy`), and a poll that
+//! fires meanwhile ends an owner's sleep the same as the eventfd would
+//! have. Until then the old poll holds the file, which `left` records for
+//! the final deregistration (`close.rs`), which asks for the cancel again
+//! as an ordinary one and wakes such an owner.
 //!
 //! **A resource made off the workers starts with no poll at all.** A
 //! server's accept loop usually runs in `block_on`, on the main thread,
@@ -35,8 +60,13 @@ use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 
-/// Consecutive waits from one other worker that move a resource's poll.
+/// Consecutive waits from one other worker that move a resource's poll
+/// that moved less than [`MOVE_COOLDOWN_NS`] ago.
 const REHOME_AFTER: u32 = 2;
+
+/// How long after a move (or a move the kernel refused) a resource's poll
+/// moves again only after [`REHOME_AFTER`] foreign waits in a row.
+const MOVE_COOLDOWN_NS: u64 = 1_000_000;
 
 /// `Home::worker` (and `home_index`) of a resource with no poll yet.
 const UNPLACED: usize = usize::MAX;
@@ -66,6 +96,9 @@ struct Home {
     foreign: Option<(usize, u32)>,
     /// Deregistered: never moves again.
     gone: bool,
+    /// When the poll last moved or a move was refused (`stall::now_ns`),
+    /// `None` if never (see [`MOVE_COOLDOWN_NS`]).
+    moved_at: Option<u64>,
     /// Polls left behind on other rings by moves, whose cancels wait for
     /// those rings' owners: until then each still holds the file, which
     /// the final deregistration must know (see `close.rs`). Pruned at
@@ -92,6 +125,7 @@ impl Homed {
                 token,
                 foreign: None,
                 gone: false,
+                moved_at: None,
                 left: Vec::new(),
             }),
         }
@@ -176,8 +210,8 @@ impl Homed {
     }
 
     /// A wait from worker `me` on a placed resource whose poll sits on
-    /// `home_index`'s ring: counts foreign waits and moves the poll after
-    /// [`REHOME_AFTER`] in a row.
+    /// `home_index`'s ring: moves the poll here (see the module doc for
+    /// when), and counts the wait as foreign if it stays where it is.
     fn move_towards(&self, io: &Arc<ScheduledIo>, me: usize, home_index: usize) {
         if me == home_index {
             // The common case, a wait at home, takes no lock; it only ends
@@ -198,7 +232,6 @@ impl Homed {
         if !self.ring(me).is_owned_here() {
             return;
         }
-        super::UringMetrics::add(&self.ring(me).metrics().foreign_io_waits, 1);
         let mut home = self.home.lock().unwrap();
         if home.gone {
             return;
@@ -211,11 +244,17 @@ impl Homed {
             Some((worker, n)) if worker == me => n + 1,
             _ => 1,
         };
-        home.foreign = Some((me, count));
-        if count < REHOME_AFTER {
+        let now = crate::runtime::driver::stall::now_ns();
+        let settled = home
+            .moved_at
+            .map_or(true, |at| now.saturating_sub(at) >= MOVE_COOLDOWN_NS);
+        if !settled && count < REHOME_AFTER {
+            home.foreign = Some((me, count));
             self.foreign_pending.store(true, Relaxed);
+            super::UringMetrics::add(&self.ring(me).metrics().foreign_io_waits, 1);
             return;
         }
+        home.moved_at = Some(now);
         let token = match self
             .ring(me)
             .register_here(self.fd, self.interest, io.clone())
@@ -223,12 +262,13 @@ impl Homed {
             Some(Ok(token)) => token,
             // The kernel refused the new poll (nothing of it is left, see
             // `IoState::insert_and_arm`): the resource stays where it is,
-            // its poll there intact, and the next run of foreign waits
+            // its poll there intact, and a later run of foreign waits
             // tries again. Not our ring after all (a shutdown took it):
             // nothing to move to.
             Some(Err(_)) | None => {
                 home.foreign = None;
                 self.foreign_pending.store(false, Relaxed);
+                super::UringMetrics::add(&self.ring(me).metrics().foreign_io_waits, 1);
                 return;
             }
         };
@@ -239,12 +279,12 @@ impl Homed {
         self.home_index.store(me, Relaxed);
         super::UringMetrics::add(&self.ring(me).metrics().io_rehomes, 1);
         // Under the lock, so that a concurrent final deregistration sees
-        // the old poll in `left`. (Another ring's `deregister` never waits
-        // for its owner.)
+        // the old poll in `left`. (Another ring's `deregister_moved` never
+        // waits for its owner, nor wakes it.)
         let rings = &self.rings;
         home.left
             .retain(|&(worker, token)| rings[worker].still_polls(token));
-        if self.ring(old_worker).deregister(old) {
+        if self.ring(old_worker).deregister_moved(old) {
             home.left.push((old_worker, old));
         }
     }
@@ -262,9 +302,16 @@ impl Homed {
         let left = std::mem::take(&mut home.left);
         let placed = (home.worker != UNPLACED).then_some((home.worker, home.token));
         drop(home);
-        let mut still_polled = left
-            .into_iter()
-            .any(|(worker, token)| self.ring(worker).still_polls(token));
+        // A poll left behind by a move waits for its owner's next enter
+        // (its cancel was lazy): the file it holds must be let go now, so
+        // the cancel is asked for again, urgently.
+        let mut still_polled = false;
+        for (worker, token) in left {
+            if self.ring(worker).still_polls(token) {
+                self.ring(worker).cancel_left(token);
+                still_polled = true;
+            }
+        }
         if let Some((worker, token)) = placed {
             still_polled |= self.ring(worker).deregister(token);
         }

@@ -95,6 +95,10 @@ pub(crate) enum Request {
     Arm { token: u64, fd: RawFd, mask: u32 },
     /// Cancel the poll of `token`.
     Cancel { token: u64 },
+    /// Cancel the poll of `token`, which moved to another ring: its
+    /// completions are ignored already, so the cancel need not cost an
+    /// enter of its own (`Ring::push_lazy`).
+    CancelMoved { token: u64 },
 }
 
 /// The resources of one worker's ring.
@@ -537,6 +541,7 @@ impl IoState {
                     }
                 }
                 Request::Cancel { token } => ring.push(&cancel_entry(token), metrics),
+                Request::CancelMoved { token } => ring.push_lazy(&cancel_entry(token), metrics),
             }
         }
         if !armed.is_empty() {

@@ -449,6 +449,36 @@ impl WorkerRing {
         done.still_polled && !self.is_closed()
     }
 
+    /// [`WorkerRing::deregister`] for a poll that moved to another ring
+    /// (`home.rs`): the resource lives on, so its cancel waits for the
+    /// owner's next turn instead of waking it. The poll is neutralised at
+    /// once either way (its completions set nothing). Returns whether the
+    /// poll may still hold the file.
+    pub(crate) fn deregister_moved(&self, token: u64) -> bool {
+        let direct = self
+            .with_owned_ring(|ring| self.io.deregister(token, Some((ring, &self.waker.metrics))));
+        let done = match direct {
+            Some(done) => done,
+            None => self.io.deregister(token, None),
+        };
+        if let Some(io::Request::Cancel { token }) = done.request {
+            if self.closed.load(Ordering::Acquire) {
+                return false;
+            }
+            self.io.send(io::Request::CancelMoved { token });
+        }
+        done.still_polled && !self.is_closed()
+    }
+
+    /// The resource whose poll `token` moved away from this ring is being
+    /// dropped while that poll may still hold its file: its cancel, lazy
+    /// so far, is asked for again as an ordinary one, and the owner woken
+    /// (`home.rs`). A second cancel of a poll is harmless (its completion
+    /// is ignored, as every cancel's is).
+    pub(crate) fn cancel_left(&self, token: u64) {
+        self.send(io::Request::Cancel { token });
+    }
+
     /// Whether the poll of `token`, deregistered before, may still hold
     /// its file (its cancel is waiting for the owner).
     pub(crate) fn still_polls(&self, token: u64) -> bool {

@@ -7,9 +7,9 @@
 //! or before it sleeps, asks the kernel instead: one non-blocking `poll(2)`
 //! over the stalled ring's registered resources (`IoState::probe_ready`),
 //! which records their readiness and wakes their tasks on its own queue.
-//! The tasks run there; their next waits are foreign, so after
-//! `REHOME_AFTER` of them their polls move to the looker's ring
-//! (`home.rs`): sockets drift towards the workers that run.
+//! The tasks run there; their next waits are foreign, so their polls
+//! move to the looker's ring (`home.rs`): sockets drift towards the
+//! workers that run.
 //!
 //! A rescue polls at most [`RESCUE_CAP`] resources, round robin across
 //! rescues. The owner's own completions for the same readiness arrive when

@@ -110,6 +110,10 @@ pub(crate) struct Ring {
     index: usize,
     /// Buffers of the owner's reaps, kept so that a reap allocates nothing.
     pub(crate) scratch: Scratch,
+    /// Whether the SQ holds an entry that a busy worker must submit at its
+    /// next look ([`Ring::needs_enter`]); entries pushed with
+    /// [`Ring::push_lazy`] alone wait for an enter made for another reason.
+    urgent: bool,
     /// Test hook: the next this many submits fail with this error, as the
     /// kernel's would (nothing is submitted).
     #[cfg(test)]
@@ -147,6 +151,7 @@ impl Ring {
             arms: 0,
             index,
             scratch: Scratch::default(),
+            urgent: false,
             #[cfg(test)]
             failing_submits: (0, 0),
         })
@@ -218,6 +223,17 @@ impl Ring {
     /// Short of memory (`EAGAIN`, `ENOMEM`), the worker backs off and
     /// retries: the entry has nowhere else to go.
     pub(crate) fn push(&mut self, entry: &squeue::Entry, metrics: &UringMetrics) {
+        self.push_lazy(entry, metrics);
+        self.urgent = true;
+    }
+
+    /// [`Ring::push`] for an entry that may wait until the worker enters
+    /// the kernel for another reason (its next wait, a completion to reap,
+    /// an urgent entry): the cancel of a poll that moved to another ring,
+    /// whose completions are ignored already (`home.rs`). A busy worker
+    /// enters at most when the kernel has completions for it anyway, so
+    /// such entries ride along instead of costing an `io_uring_enter` each.
+    pub(crate) fn push_lazy(&mut self, entry: &squeue::Entry, metrics: &UringMetrics) {
         loop {
             // SAFETY: polls and cancels reference no memory, and a poll's
             // descriptor stays open until the kernel has resolved it (see
@@ -264,7 +280,10 @@ impl Ring {
                 )
             };
             match result {
-                Ok(_) => return Ok(()),
+                Ok(_) => {
+                    self.urgent = false;
+                    return Ok(());
+                }
                 Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
                 Err(e) => return Err(e),
             }
@@ -272,13 +291,19 @@ impl Ring {
     }
 
     /// Whether a non-blocking look at the ring needs the kernel: entries
-    /// to submit, deferred completions (`TASKRUN`) or an overflow to flush.
-    /// Returns `(needed, because_of_taskrun)`.
+    /// to submit (lazy ones alone do not count: see [`Ring::push_lazy`]),
+    /// deferred completions (`TASKRUN`) or an overflow to flush. Returns
+    /// `(needed, because_of_taskrun)`.
     pub(crate) fn needs_enter(&mut self) -> (bool, bool) {
         let mut sq = self.uring.submission();
         sq.sync();
         let taskrun = sq.taskrun();
-        (!sq.is_empty() || taskrun || sq.cq_overflow(), taskrun)
+        let pending = !sq.is_empty();
+        let overflow = sq.cq_overflow();
+        drop(sq);
+        // Submitted by a wait since the last push: nothing urgent is left.
+        self.urgent &= pending;
+        ((pending && self.urgent) || taskrun || overflow, taskrun)
     }
 
     /// Takes every completion (the backlog first), handing the wake poll's

@@ -171,6 +171,81 @@ fn a_move_the_kernel_refuses_leaves_the_resource_polled_at_home() {
     });
 }
 
+/// A resource polled by worker 0's ring that a task on worker 1 waits on
+/// moves to worker 1's ring at that first wait (so its readiness is reaped
+/// by the worker that runs the task: no wait counts as foreign), and gets
+/// every readiness there. Its old poll, neutralised, is cancelled lazily
+/// (with worker 0's next enter), and its slot is freed all the same; the
+/// resource dropped after the move closes at once.
+#[test]
+fn a_resource_waited_on_from_another_worker_moves_there_at_once() {
+    let Some(rt) = uring(
+        2,
+        "a_resource_waited_on_from_another_worker_moves_there_at_once",
+    ) else {
+        return;
+    };
+    // Registered on worker 0's ring, armed by its next turn.
+    let (stream, peer, ring_0, slots_0) = run_on(&rt, 0, || async {
+        let ring_0 = ring();
+        let before = ring_0.io_state().slots();
+        let (ours, peer) = std_pair();
+        let ours = crate::net::UnixStream::from_std(ours).unwrap();
+        crate::task::yield_now().await;
+        (ours, peer, ring_0, before)
+    });
+    let stream = Arc::new(Mutex::new(Some(stream)));
+    let peer = Arc::new(Mutex::new(Some(peer)));
+    let ring_1 = run_on(&rt, 1, move || {
+        let stream = stream.lock().unwrap().take().unwrap();
+        let mut peer = peer.lock().unwrap().take().unwrap();
+        let ring_0 = ring_0.clone();
+        async move {
+            let ring_1 = ring();
+            let load =
+                |c: &std::sync::atomic::AtomicU64| c.load(std::sync::atomic::Ordering::Relaxed);
+            let moved = load(&ring_1.metrics().io_rehomes);
+            let foreign = load(&ring_1.metrics().foreign_io_waits);
+            for round in 0..100u8 {
+                let mut readable = std::pin::pin!(stream.readable());
+                assert!(futures::poll!(readable.as_mut()).is_pending());
+                if round == 0 {
+                    assert_eq!(load(&ring_1.metrics().io_rehomes), moved + 1, "no move");
+                }
+                peer.write_all(&[round]).unwrap();
+                crate::time::timeout(AT_ONCE, readable)
+                    .await
+                    .unwrap_or_else(|_| panic!("readiness {round} lost after the move"))
+                    .unwrap();
+                let mut byte = [0u8; 2];
+                assert_eq!(stream.try_read(&mut byte).unwrap(), 1);
+                assert_eq!(byte[0], round);
+                // Drained: clears the readiness, so the next wait waits.
+                let e = stream.try_read(&mut byte).unwrap_err();
+                assert_eq!(e.kind(), std::io::ErrorKind::WouldBlock);
+            }
+            assert_eq!(load(&ring_1.metrics().io_rehomes), moved + 1, "moved again");
+            assert_eq!(
+                load(&ring_1.metrics().foreign_io_waits),
+                foreign,
+                "a wait counted as foreign"
+            );
+            drop(stream);
+            assert_eof(&mut peer, "the dropped stream");
+            let deadline = std::time::Instant::now() + AT_ONCE;
+            while ring_0.io_state().slots() != slots_0 {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "the old poll's slot on worker 0 outlived the resource"
+                );
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            ring_1
+        }
+    });
+    let _ = ring_1;
+}
+
 /// A readiness poll that ends with an error (`ECANCELED`: the kernel
 /// ended it; `ENOMEM`: it failed) is armed again, and the end says nothing
 /// about the socket: its waiter sleeps until data comes (it used to be
