@@ -31,6 +31,12 @@
 //! not running, and a poll left there would need another rescue for the
 //! next readiness.
 //!
+//! **The new poll** is armed at the new worker's next turn (a request to
+//! itself, as a registration on a worker is), so the moves a steal causes
+//! share that turn's one `io_uring_enter` instead of entering the kernel
+//! once each. A submit the kernel refuses then is the request path's
+//! (`io.rs`): the poll is cancelled in the same batch and armed again.
+//!
 //! **The old poll.** Marked cancelling in its ring's registry at once (under
 //! that registry's lock), so its completions, if any arrive before its
 //! cancel runs, set nothing and wake nobody; its cancel is queued for the
@@ -257,14 +263,11 @@ impl Homed {
         home.moved_at = Some(now);
         let token = match self
             .ring(me)
-            .register_here(self.fd, self.interest, io.clone())
+            .register_moved(self.fd, self.interest, io.clone())
         {
             Some(Ok(token)) => token,
-            // The kernel refused the new poll (nothing of it is left, see
-            // `IoState::insert_and_arm`): the resource stays where it is,
-            // its poll there intact, and a later run of foreign waits
-            // tries again. Not our ring after all (a shutdown took it):
-            // nothing to move to.
+            // Not our ring after all, or the runtime shut down: nothing to
+            // move to; the resource stays where it is.
             Some(Err(_)) | None => {
                 home.foreign = None;
                 self.foreign_pending.store(false, Relaxed);

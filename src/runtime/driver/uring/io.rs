@@ -279,6 +279,7 @@ impl IoState {
 
     /// Arms a poll for `io` (registered elsewhere before) on the caller's
     /// own ring; returns its token here.
+    #[cfg(all(test, not(tokiwa_loom), feature = "full"))]
     pub(crate) fn register_existing(
         &self,
         fd: RawFd,

@@ -225,15 +225,25 @@ impl WorkerRing {
     /// A busy or about-to-park worker's non-blocking look at its ring.
     /// Returns how many completions were reaped.
     pub(crate) fn maintain(&self) -> usize {
-        let mut wakers = Vec::new();
+        thread_local! {
+            // The wakers of this thread's last reap, kept for their
+            // allocation: a busy worker reaps every few microseconds, and
+            // a fresh vector cost an allocation and a free per turn.
+            static WAKERS: std::cell::Cell<Vec<std::task::Waker>> =
+                const { std::cell::Cell::new(Vec::new()) };
+        }
+        // A waker that reaps again (it cannot: waking only schedules)
+        // would find the cell empty and use a vector of its own.
+        let mut wakers = WAKERS.take();
         let n = self
             .with_owned_ring(|ring| self.reap(ring, &mut wakers))
             .unwrap_or(0);
         // Woken with the ring unlocked: a waker may drop a resource, which
         // deregisters through this ring.
-        for waker in wakers {
+        for waker in wakers.drain(..) {
             waker.wake();
         }
+        WAKERS.set(wakers);
         n
     }
 
@@ -409,14 +419,49 @@ impl WorkerRing {
         self.closed.load(Ordering::Acquire)
     }
 
-    /// Arms a poll for an already registered resource on this ring, from
-    /// the thread that owns it (see `home.rs`). `None` when the calling
+    /// Registers an already registered resource with this ring, from the
+    /// thread that owns it, for a poll that moves here (`home.rs`): its
+    /// poll is armed at this worker's next turn, with the other arms and
+    /// the completions of that turn in one `io_uring_enter`, not by an
+    /// enter of its own now (a burst of moves after a steal cost one each).
+    /// The readiness is not late for it: this worker reaps nothing before
+    /// that turn, and a poll armed on a ready file completes at once.
+    /// `None` when the calling thread does not own the ring.
+    ///
+    /// # Errors
+    ///
+    /// The runtime's shutdown error once the ring is closed.
+    pub(crate) fn register_moved(
+        &self,
+        fd: RawFd,
+        interest: Interest,
+        io: Arc<ScheduledIo>,
+    ) -> Option<std::io::Result<u64>> {
+        if !self.is_owned_here() || self.is_closed() {
+            return None;
+        }
+        Some(
+            self.io
+                .register(fd, interest, io, None)
+                .map(|(token, request)| {
+                    if let Some(request) = request {
+                        // Taken by this same thread's next turn: no unpark.
+                        self.io.send(request);
+                    }
+                    token
+                }),
+        )
+    }
+
+    /// Test hook: arms a poll for an already registered resource on this
+    /// ring at once, from the thread that owns it. `None` when the calling
     /// thread does not own the ring or the runtime is shut down.
     ///
     /// # Errors
     ///
     /// When the kernel refuses the poll (see `IoState::insert_and_arm`:
     /// nothing is left registered).
+    #[cfg(all(test, not(tokiwa_loom), feature = "full"))]
     pub(crate) fn register_here(
         &self,
         fd: RawFd,
