@@ -11,13 +11,17 @@
 //!
 //! The budget lives in the thread's runtime context. Outside a task it is
 //! unconstrained.
+//!
+//! This file is the budget itself, which the schedulers set around each
+//! poll and the runtime's resources spend. The public `task::coop` module
+//! re-exports its public part (`has_budget_remaining`, `poll_proceed`,
+//! `RestoreOnPending`) and adds the combinators built on it
+//! (`cooperative`, `consume_budget`, `unconstrained`), as tokio's
+//! `task::coop` does.
 use crate::runtime::context;
-use pin_project_lite::pin_project;
 use std::cell::Cell;
-use std::future::Future;
 use std::marker::PhantomData;
-use std::pin::Pin;
-use std::task::{ready, Context, Poll};
+use std::task::{Context, Poll};
 
 /// Operations a task may perform per poll (tokio's figure).
 pub(crate) const INITIAL_BUDGET: u8 = 128;
@@ -41,7 +45,8 @@ pub(crate) fn budget<R>(f: impl FnOnce() -> R) -> R {
     with_budget(Budget::initial(), f)
 }
 
-fn with_budget<R>(budget: Budget, f: impl FnOnce() -> R) -> R {
+/// Runs `f` with `budget`, restoring the previous one.
+pub(crate) fn with_budget<R>(budget: Budget, f: impl FnOnce() -> R) -> R {
     struct Reset(Option<Budget>);
     impl Drop for Reset {
         fn drop(&mut self) {
@@ -66,8 +71,8 @@ pub fn has_budget_remaining() -> bool {
 /// cooperative scheduling: call it at the start of a poll, and call
 /// [`RestoreOnPending::made_progress`] on the guard once the operation
 /// completes; if the poll returns `Pending` instead, dropping the guard
-/// gives the unit back. Outside a task (or inside [`unconstrained`]) it is
-/// always ready.
+/// gives the unit back. Outside a task (or inside `task::unconstrained`)
+/// it is always ready.
 pub fn poll_proceed(cx: &mut Context<'_>) -> Poll<RestoreOnPending> {
     let Some(budget) = context::budget() else {
         return Poll::Ready(RestoreOnPending::new(None));
@@ -118,76 +123,6 @@ impl Drop for RestoreOnPending {
             context::set_budget(budget);
         }
     }
-}
-
-pin_project! {
-    /// Future for [`cooperative`].
-    #[must_use = "futures do nothing unless polled"]
-    #[derive(Debug)]
-    pub struct Coop<F: Future> {
-        #[pin]
-        inner: F,
-    }
-}
-
-impl<F: Future> Future for Coop<F> {
-    type Output = F::Output;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        let coop = ready!(poll_proceed(cx));
-        let output = ready!(self.project().inner.poll(cx));
-        coop.made_progress();
-        Poll::Ready(output)
-    }
-}
-
-/// Makes a future take part in cooperative scheduling: each poll spends a
-/// unit of the task's budget (given back if the poll returns `Pending`),
-/// and a poll with the budget exhausted yields to the scheduler.
-pub fn cooperative<F: Future>(inner: F) -> Coop<F> {
-    Coop { inner }
-}
-
-/// Consumes a unit of budget and returns control to the scheduler if the
-/// task's budget is exhausted; otherwise returns at once.
-///
-/// Use it in long computations that never touch a runtime resource, so
-/// that they still yield now and then.
-pub async fn consume_budget() {
-    let mut status = Poll::Pending;
-    std::future::poll_fn(move |cx| {
-        if status.is_ready() {
-            return status;
-        }
-        status = poll_proceed(cx).map(|restore| restore.made_progress());
-        status
-    })
-    .await
-}
-
-pin_project! {
-    /// Future for [`unconstrained`].
-    #[must_use = "Unconstrained does nothing unless polled"]
-    #[derive(Debug)]
-    pub struct Unconstrained<F> {
-        #[pin]
-        inner: F,
-    }
-}
-
-impl<F: Future> Future for Unconstrained<F> {
-    type Output = F::Output;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        let inner = self.project().inner;
-        with_budget(Budget::unconstrained(), || inner.poll(cx))
-    }
-}
-
-/// Turns off cooperative scheduling for a future: it is never forced to
-/// yield by the budget.
-pub fn unconstrained<F>(inner: F) -> Unconstrained<F> {
-    Unconstrained { inner }
 }
 
 /// Runs `f` with no budget limit (blocking closures).
