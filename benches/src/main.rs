@@ -432,6 +432,7 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     match args.get(1).map(String::as_str) {
         Some("--serve") => return external::serve_main(&args[2..]),
+        Some("--serve-limit") => return external::limit::serve_main(&args[2..]),
         Some("--loadgen-echo") => return external::loadgen::main(&args[2..]),
         Some("--loadgen-churn") => return external::loadgen::churn_main(&args[2..]),
         Some("--html-from") => return html_from(args.get(2).map(String::as_str)),

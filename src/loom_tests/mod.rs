@@ -32,7 +32,7 @@ mod ring_wake;
 mod task;
 
 use crate::loom::sync::Mutex;
-use crate::task::{JoinHandle, Notified, OwnedTasks, Schedule, Task};
+use crate::runtime::task::{JoinHandle, Notified, OwnedTasks, Schedule, Task};
 use std::collections::VecDeque;
 use std::future::Future;
 use std::sync::Arc;
@@ -71,9 +71,11 @@ impl TestScheduler {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        let (raw, notified) =
-            self.owned
-                .bind(future, self.clone(), &crate::task::SpawnMeta::new_unnamed());
+        let (raw, notified) = self.owned.bind(
+            future,
+            self.clone(),
+            &crate::runtime::task::SpawnMeta::new_unnamed(),
+        );
         self.schedule(notified.expect("scheduler closed"));
         // SAFETY: `bind` returned the handle's reference, output `F::Output`.
         unsafe { JoinHandle::new(raw) }
@@ -84,7 +86,7 @@ impl TestScheduler {
         let (raw, notified) = self.owned.bind(
             async {},
             self.clone(),
-            &crate::task::SpawnMeta::new_unnamed(),
+            &crate::runtime::task::SpawnMeta::new_unnamed(),
         );
         // SAFETY: as above; the handle is dropped at once.
         drop(unsafe { JoinHandle::<()>::new(raw) });
@@ -121,7 +123,7 @@ impl Schedule for Arc<TestScheduler> {
 /// Polls a join handle once with a no-op waker.
 pub(super) fn poll_once<T>(
     handle: &mut JoinHandle<T>,
-) -> std::task::Poll<Result<T, crate::task::JoinError>> {
+) -> std::task::Poll<Result<T, crate::runtime::task::JoinError>> {
     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
     std::pin::Pin::new(handle).poll(&mut cx)
 }

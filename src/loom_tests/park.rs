@@ -132,7 +132,10 @@ impl<F: Fn() -> bool> ParkSite for ModelPark<'_, F> {
 }
 
 /// A thread that makes a task visible and notifies, as `spawn` does.
-fn spawn_pusher(world: &Arc<World>, task: crate::task::Notified) -> thread::JoinHandle<()> {
+fn spawn_pusher(
+    world: &Arc<World>,
+    task: crate::runtime::task::Notified,
+) -> thread::JoinHandle<()> {
     let world = world.clone();
     thread::spawn(move || {
         world.inject.push(task, None);

@@ -5,7 +5,7 @@ use crate::loom::thread;
 use crate::runtime::scheduler::deque::Worker;
 use crate::runtime::scheduler::inject::{retry, Inject};
 use crate::runtime::scheduler::multi_thread::worker::push_with_overflow;
-use crate::task::Id;
+use crate::runtime::task::Id;
 use std::collections::HashSet;
 use std::sync::Arc;
 

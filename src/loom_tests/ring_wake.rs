@@ -279,7 +279,10 @@ impl World {
 }
 
 /// A thread that makes a task visible and notifies, as `spawn` does.
-fn spawn_pusher(world: &Arc<World>, task: crate::task::Notified) -> thread::JoinHandle<()> {
+fn spawn_pusher(
+    world: &Arc<World>,
+    task: crate::runtime::task::Notified,
+) -> thread::JoinHandle<()> {
     let world = world.clone();
     thread::spawn(move || {
         world.inject.push(task, None);

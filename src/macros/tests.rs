@@ -434,7 +434,7 @@ fn select_is_budget_aware() {
                 }
             })
         };
-        for _ in 0..crate::task::coop::INITIAL_BUDGET {
+        for _ in 0..crate::runtime::coop::INITIAL_BUDGET {
             assert!(futures::poll!(&mut task()).is_ready());
         }
         assert!(futures::poll!(&mut task()).is_pending());

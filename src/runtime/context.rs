@@ -13,8 +13,8 @@
 //! * on a legacy poll thread, the reactor it is delivering for
 //!   ([`delivering`]).
 use super::scheduler;
-use crate::task::coop::Budget;
-use crate::task::Id;
+use crate::runtime::coop::Budget;
+use crate::runtime::task::Id;
 use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::marker::PhantomData;

@@ -1,7 +1,7 @@
 //! `Handle`: a cheap, clonable reference to a runtime.
 use super::context::{self, TryCurrentError};
 use super::{park, scheduler, RuntimeMetrics};
-use crate::task::{JoinHandle, SpawnMeta};
+use crate::runtime::task::{JoinHandle, SpawnMeta};
 use std::fmt;
 use std::future::Future;
 use std::marker::PhantomData;

@@ -7,7 +7,7 @@
 //! `block_on`, the only thing that polls its tasks, and its drop (which
 //! cancels them). `Handle::block_on` on another thread never drives it.
 use super::{EnterGuard, Handle, Runtime, RuntimeMetrics};
-use crate::task::JoinHandle;
+use crate::runtime::task::JoinHandle;
 use std::fmt;
 use std::future::Future;
 use std::marker::PhantomData;
@@ -57,7 +57,7 @@ impl LocalRuntime {
         let super::scheduler::Handle::CurrentThread(h) = &self.rt.handle().inner else {
             unreachable!("a LocalRuntime is a current-thread runtime")
         };
-        h.spawn(future, crate::task::SpawnMeta::new_unnamed())
+        h.spawn(future, crate::runtime::task::SpawnMeta::new_unnamed())
     }
 
     /// Runs a blocking closure on the runtime's blocking pool.

@@ -3,6 +3,11 @@
 //! * `builder.rs`, `runtime.rs`, `handle.rs`, `metrics.rs`: the public API.
 //! * `context.rs`: the thread-local context (current handle, entered state,
 //!   the worker's scheduler, current task id, coop budget).
+//! * `task/`: the task machinery the schedulers run (the task allocation,
+//!   its state word, harness, waker, join handles, owned-task list); the
+//!   public `task` module builds on it and re-exports its public types.
+//! * `coop.rs`: the cooperative budget each task poll runs under; the
+//!   public `task::coop` re-exports it and adds its combinators.
 //! * `scheduler/`: the multi-thread work-stealing scheduler and the
 //!   current-thread scheduler.
 //! * `park/`: how an idle worker sleeps and is woken (the driver slot).
@@ -18,6 +23,7 @@ pub(crate) mod blocking;
 mod builder;
 pub(crate) mod config;
 pub(crate) mod context;
+pub(crate) mod coop;
 pub(crate) mod driver;
 mod handle;
 mod id;
@@ -28,6 +34,7 @@ pub(crate) mod park;
 mod runtime;
 pub(crate) mod scheduler;
 mod shutdown_error;
+pub(crate) mod task;
 #[cfg(tokio_unstable)]
 mod task_hooks;
 

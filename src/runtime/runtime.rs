@@ -1,7 +1,7 @@
 //! `Runtime`: owns the scheduler's threads and shuts them down on drop.
 use super::blocking::BlockingPool;
 use super::{context, scheduler, EnterGuard, Handle, RuntimeMetrics};
-use crate::task::JoinHandle;
+use crate::runtime::task::JoinHandle;
 use std::fmt;
 use std::future::Future;
 use std::time::Duration;

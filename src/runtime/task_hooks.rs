@@ -24,7 +24,7 @@
 //! [`Builder::on_before_task_poll`]: super::Builder::on_before_task_poll
 //! [`Builder::on_after_task_poll`]: super::Builder::on_after_task_poll
 //! [`Builder::on_task_terminate`]: super::Builder::on_task_terminate
-use crate::task::{Id, Notified, SpawnMeta};
+use crate::runtime::task::{Id, Notified, SpawnMeta};
 use std::marker::PhantomData;
 use std::panic::Location;
 use std::sync::Arc;

@@ -6,7 +6,8 @@
 //! method spawns exactly as its plain counterpart does and, like tokio's,
 //! returns `io::Result` so that a failure to spawn can be reported: only
 //! the blocking spawns can fail (the pool is shut down).
-use super::{JoinHandle, LocalSet, SpawnMeta};
+use super::{JoinHandle, LocalSet};
+use crate::runtime::task::SpawnMeta;
 use crate::runtime::{context, Handle};
 use std::future::Future;
 use std::io;

@@ -9,8 +9,9 @@
 //! Each time the set is polled it runs at most `MAX_TASKS_PER_TICK` tasks,
 //! then asks to be polled again if work is left, so a busy set does not
 //! starve the rest of its runtime.
-use super::{coop, JoinHandle, Notified, OwnedTasks, Schedule, SpawnMeta, Task};
 use crate::loom::sync::Mutex;
+use crate::runtime::coop;
+use crate::runtime::task::{JoinHandle, Notified, OwnedTasks, Schedule, SpawnMeta, Task};
 use crate::runtime::{context, scheduler};
 use pin_project_lite::pin_project;
 use std::cell::RefCell;

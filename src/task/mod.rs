@@ -1,26 +1,17 @@
 //! Asynchronous green-threads: tokio's `task` API.
 //!
-//! # How a task is built
-//!
-//! A spawned future lives in one heap allocation (`core.rs`) with a header
-//! holding the *state word* (`state.rs`: lifecycle bits and reference count
-//! in one atomic), the scheduler hook, the future or its output, and the
-//! join waker. `raw.rs` gives type-erased pointers to it (`RawTask`, and the
-//! reference-owning `Task` and `Notified`); `harness.rs` performs the
-//! transitions (poll, complete, cancel, join); `waker.rs` is the task's
-//! `Waker`; `join.rs` the `JoinHandle` and `AbortHandle`; `list.rs` the
-//! owned-task list that shutdown drains.
-//!
-//! Schedulers plug in through the crate-private `Schedule` trait: where a woken task goes, and how
-//! a completed task leaves the scheduler's list.
+//! This module is the public face of tasks: `spawn`, `spawn_blocking`,
+//! `block_in_place`, `yield_now`, `JoinSet`, `LocalSet`, `task_local!`,
+//! the cooperative budget (`coop`) and, with `tokio_unstable` and
+//! `tracing`, `Builder`. The machinery the schedulers run (the task
+//! allocation, its state word, the harness, wakers, join handles and the
+//! owned-task list) lives in `crate::runtime::task`; its public types
+//! (`JoinHandle`, `AbortHandle`, `JoinError`, `Id`) are re-exported here,
+//! so their paths are tokio's. The dependency goes one way: this module
+//! uses the runtime, the runtime never uses this module.
 #[cfg(all(tokio_unstable, feature = "tracing"))]
 mod builder;
 pub mod coop;
-mod core;
-mod error;
-mod harness;
-mod id;
-mod join;
 // Public with `tokio_unstable`, as in tokio (for `join_set::Builder`).
 #[cfg(not(tokio_unstable))]
 mod join_set;
@@ -28,20 +19,13 @@ mod join_set;
 pub mod join_set;
 #[cfg(all(tokio_unstable, feature = "tracing"))]
 mod join_set_builder;
-mod list;
 mod local;
-mod raw;
-mod spawn_meta;
-mod state;
 mod task_local;
-mod waker;
 
+pub use crate::runtime::task::{id, try_id, AbortHandle, Id, JoinError, JoinHandle};
 #[cfg(all(tokio_unstable, feature = "tracing"))]
 pub use builder::Builder;
 pub use coop::{consume_budget, unconstrained, Unconstrained};
-pub use error::JoinError;
-pub use id::{id, try_id, Id};
-pub use join::{AbortHandle, JoinHandle};
 pub use join_set::JoinSet;
 pub use local::{spawn_local, LocalEnterGuard, LocalSet};
 pub use task_local::LocalKey;
@@ -51,41 +35,9 @@ pub mod futures {
     pub use super::task_local::TaskLocalFuture;
 }
 
-pub(crate) use list::{LocalOwnedTasks, OwnedTasks};
-pub(crate) use raw::{Notified, RawTask, Task};
-pub(crate) use spawn_meta::SpawnMeta;
-
+use crate::runtime::task::SpawnMeta;
 use crate::runtime::{context, scheduler};
 use std::future::Future;
-
-/// How a scheduler receives the tasks it owns.
-pub(crate) trait Schedule: Send + Sync + Sized + 'static {
-    /// Removes a completed task from the scheduler's owned list, returning
-    /// the list's reference if it held one.
-    fn release(&self, task: &Task) -> Option<Task>;
-
-    /// Queues a woken task.
-    fn schedule(&self, task: Notified);
-
-    /// Queues a task that woke itself during its poll (`yield_now`): it
-    /// goes behind the others.
-    fn yield_now(&self, task: Notified) {
-        self.schedule(task);
-    }
-
-    /// The runtime's `on_task_terminate` hook, if this scheduler's tasks
-    /// report to one (a `LocalSet`'s do not, as in tokio).
-    #[cfg(tokio_unstable)]
-    fn terminate_hook(&self) -> Option<&crate::runtime::TaskCallback> {
-        None
-    }
-
-    /// A task's poll (or its future's destructor) panicked: the scheduler
-    /// applies its `UnhandledPanic` setting. Called on the thread that ran
-    /// the task, before the task completes.
-    #[cfg(tokio_unstable)]
-    fn unhandled_panic(&self) {}
-}
 
 /// Spawns a new asynchronous task, returning a [`JoinHandle`] for it.
 ///

@@ -1,7 +1,7 @@
 //! [`Timeout`]: a future with a deadline.
 use super::error::Elapsed;
 use super::{Duration, Instant, Sleep};
-use crate::task::coop;
+use crate::runtime::coop;
 use pin_project_lite::pin_project;
 use std::future::{Future, IntoFuture};
 use std::pin::Pin;

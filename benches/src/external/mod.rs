@@ -25,10 +25,24 @@
 //! worker that spins before parking pays for the CPU it takes from the
 //! client instead of finding the client's next message for free.
 //!
+//! Beside CPU time, each row reports counters that do not move with a
+//! shared machine's noise: the server's **context switches** per request
+//! (`/proc/<pid>/task/*/status`, every round) and its **syscalls** per
+//! request (`perf stat -e raw_syscalls:sys_enter`, in one extra short
+//! round per server whose CPU and rate are not reported, because the
+//! tracepoint slows every syscall while attached). Full mode takes five
+//! rounds, rotating which column goes first, and gives each CPU ratio to
+//! tokio as the mean over rounds paired with tokio's and its 95% interval.
+//!
+//! The echo rows also run two **floor** servers (`limit/`): hand-written
+//! one-thread echo servers over epoll and over io_uring, the least a server
+//! can do per message, so a reader sees how far each runtime is from it.
+//!
 //! `wrk` and `redis-benchmark` come from Debian's `wrk` and `redis-tools`
 //! packages: when one is missing the bench installs it if it runs as root,
 //! else it says how and skips those rows.
 
+pub mod limit;
 pub mod loadgen;
 pub mod redis;
 mod report;
@@ -100,16 +114,6 @@ impl Load {
         }
     }
 
-    fn conns(self) -> usize {
-        match self {
-            Load::Echo { conns, .. }
-            | Load::Paced { conns, .. }
-            | Load::Wrk { conns, .. }
-            | Load::Redis { conns, .. }
-            | Load::Churn { conns } => conns,
-        }
-    }
-
     /// The row's name in the table and for `FILTER`.
     fn label(self, flavour: Flavour) -> String {
         let what = match self {
@@ -148,11 +152,20 @@ pub struct Sample {
     pub cpu_us: f64,
     /// Readiness waits that crossed workers, per request (tokiwa only).
     pub cross: Option<f64>,
+    /// The server's context switches per request (all threads, voluntary
+    /// and not).
+    pub switches: Option<f64>,
+    /// The server's syscalls per request (`perf stat`; `None` without it).
+    pub syscalls: Option<f64>,
+    /// Whether this was the counting round (`perf` attached: only its
+    /// counters are reported, not its CPU, rate or latency).
+    pub counted: bool,
 }
 
 /// How much a mode runs.
 pub struct Plan {
-    /// Rounds per row and column (the median is reported).
+    /// Rounds per row and column (the median is reported, and in full mode
+    /// the 95% interval of the CPU ratios).
     pub rounds: usize,
     /// The load tools' measured run.
     pub window: Duration,
@@ -253,7 +266,7 @@ pub const QUICK: Plan = Plan {
 };
 
 pub const FULL: Plan = Plan {
-    rounds: 3,
+    rounds: 5,
     window: Duration::from_millis(3000),
     rows: ROWS,
     more_rows: &[
@@ -279,6 +292,8 @@ pub struct RowResult {
     pub label: String,
     pub load: Load,
     pub samples: Vec<(Column, Vec<Sample>)>,
+    /// The floor servers' samples (echo rows only; `limit/`).
+    pub limits: Vec<(limit::Limit, Vec<Sample>)>,
     /// Why the row did not run, if it did not.
     pub skipped: Option<String>,
 }
@@ -313,6 +328,8 @@ struct Server {
     port: u16,
     /// Its stdin and stdout, to ask for its counters (`COUNTERS`).
     talk: Mutex<Option<(ChildStdin, BufReader<ChildStdout>)>>,
+    /// Whether this round counts its syscalls (`tools::Syscalls`).
+    counting: bool,
 }
 
 /// What a server has done so far.
@@ -323,6 +340,8 @@ struct Snapshot {
     /// Readiness waits that crossed workers (tokiwa's
     /// `worker_foreign_io_wait_count`, summed), `None` on tokio.
     cross: Option<u64>,
+    /// Context switches, all threads.
+    switches: u64,
 }
 
 impl Server {
@@ -331,8 +350,18 @@ impl Server {
             Flavour::MultiThread => "multi",
             Flavour::CurrentThread => "current",
         };
+        Server::spawn(&["--serve", kind.name(), column.label(), flavour])
+    }
+
+    /// A floor echo server (`limit/`).
+    fn start_limit(limit: limit::Limit) -> Result<Server, String> {
+        Server::spawn(&["--serve-limit", limit.label()])
+    }
+
+    /// Starts this binary with `args` and reads the port it serves on.
+    fn spawn(args: &[&str]) -> Result<Server, String> {
         let mut child = Command::new(std::env::current_exe().map_err(|e| e.to_string())?)
-            .args(["--serve", kind.name(), column.label(), flavour])
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
@@ -349,12 +378,14 @@ impl Server {
             child,
             port,
             talk: Mutex::new(Some((stdin, stdout))),
+            counting: false,
         })
     }
 
     /// The CPU time and counters so far.
     fn snapshot(&self) -> Snapshot {
         let cpu = tools::process_cpu(self.child.id());
+        let switches = tools::process_switches(self.child.id());
         let mut talk = self.talk.lock().unwrap();
         let cross = talk.as_mut().and_then(|(stdin, stdout)| {
             writeln!(stdin, "COUNTERS").ok()?;
@@ -363,7 +394,11 @@ impl Server {
             stdout.read_line(&mut line).ok()?;
             line.trim().strip_prefix("COUNTERS cross=")?.parse().ok()
         });
-        Snapshot { cpu, cross }
+        Snapshot {
+            cpu,
+            cross,
+            switches,
+        }
     }
 }
 
@@ -382,9 +417,27 @@ impl Drop for Server {
     }
 }
 
-/// Runs one load against a fresh server of `column`.
-fn round(load: Load, flavour: Flavour, column: Column, window: Duration) -> Result<Sample, String> {
-    let server = Server::start(load.server(), column, flavour)?;
+/// Who serves a round: a runtime's column, or a floor server.
+#[derive(Clone, Copy)]
+enum Serving {
+    Column(Column),
+    Limit(limit::Limit),
+}
+
+/// Runs one load against a fresh server; `counting`: the round that
+/// counts syscalls.
+fn round(
+    load: Load,
+    flavour: Flavour,
+    serving: Serving,
+    window: Duration,
+    counting: bool,
+) -> Result<Sample, String> {
+    let mut server = match serving {
+        Serving::Column(column) => Server::start(load.server(), column, flavour)?,
+        Serving::Limit(limit) => Server::start_limit(limit)?,
+    };
+    server.counting = counting;
     let addr = format!("127.0.0.1:{}", server.port);
     let sample = match load {
         Load::Echo { conns, msg } => tools::echo(&server, &addr, conns, msg, None, window),
@@ -401,6 +454,9 @@ fn round(load: Load, flavour: Flavour, column: Column, window: Duration) -> Resu
     sample
 }
 
+/// The counting round's run: counts need no long window.
+const COUNT_WINDOW: Duration = Duration::from_millis(500);
+
 /// Runs the rows `selected` keeps, rotating which column goes first.
 pub fn run(plan: &Plan, selected: &impl Fn(&str) -> bool) {
     let cols = columns().main.clone();
@@ -415,6 +471,10 @@ pub fn run(plan: &Plan, selected: &impl Fn(&str) -> bool) {
             label: label.clone(),
             load,
             samples: cols.iter().map(|&c| (c, Vec::new())).collect(),
+            limits: match load {
+                Load::Echo { .. } => limit::Limit::ALL.map(|l| (l, Vec::new())).to_vec(),
+                _ => Vec::new(),
+            },
             skipped: tools::missing(load).err(),
         };
         if result.skipped.is_none() {
@@ -424,7 +484,7 @@ pub fn run(plan: &Plan, selected: &impl Fn(&str) -> bool) {
                     let column = cols[i];
                     let sample = timed_by_watchdog(
                         || format!("{key} on {}", column.label()),
-                        || round(load, flavour, column, plan.window),
+                        || round(load, flavour, Serving::Column(column), plan.window, false),
                     );
                     match sample {
                         Ok(s) => result.samples[i].1.push(s),
@@ -434,7 +494,33 @@ pub fn run(plan: &Plan, selected: &impl Fn(&str) -> bool) {
                         }
                     }
                 }
+                // The floor servers, in the same round; one that cannot run
+                // here (no io_uring) just has no samples.
+                for (limit, samples) in &mut result.limits {
+                    let sample = timed_by_watchdog(
+                        || format!("{key} on {}", limit.label()),
+                        || round(load, flavour, Serving::Limit(*limit), plan.window, false),
+                    );
+                    if let Ok(s) = sample {
+                        samples.push(s);
+                    }
+                }
                 rotation += 1;
+            }
+            // One short round more per server, to count its syscalls.
+            if result.skipped.is_none() && tools::can_count_syscalls() {
+                let count = |serving: Serving, name: &str| {
+                    timed_by_watchdog(
+                        || format!("{key} on {name}, counting syscalls"),
+                        || round(load, flavour, serving, COUNT_WINDOW, true),
+                    )
+                };
+                for (column, samples) in &mut result.samples {
+                    samples.extend(count(Serving::Column(*column), column.label()).ok());
+                }
+                for (limit, samples) in &mut result.limits {
+                    samples.extend(count(Serving::Limit(*limit), limit.label()).ok());
+                }
             }
         }
         eprint!(".");

@@ -6,27 +6,113 @@ use std::time::{Duration, Instant};
 
 use super::{Load, Sample, Server, Snapshot};
 
-/// The figures a run produced, from the server's snapshots around it.
-fn sample(
+/// A measured run, opened right before the load starts: the server's
+/// snapshot then, and, in a counting round (`Server::counting`), its
+/// syscall count since.
+pub struct Window {
     before: Snapshot,
-    after: Snapshot,
-    requests: f64,
-    rate: f64,
-    (p50_us, p99_us, p999_us): (Option<f64>, Option<f64>, Option<f64>),
-) -> Sample {
-    let requests = requests.max(1.0);
-    Sample {
-        rate,
-        mean_us: None,
-        p50_us,
-        p99_us,
-        p999_us,
-        cpu_us: after.cpu.saturating_sub(before.cpu).as_secs_f64() * 1e6 / requests,
-        cross: before
-            .cross
-            .zip(after.cross)
-            .map(|(b, a)| a.saturating_sub(b) as f64 / requests),
+    syscalls: Option<Syscalls>,
+}
+
+impl Window {
+    pub fn open(server: &Server) -> Window {
+        let before = server.snapshot();
+        let syscalls = server.counting.then(|| Syscalls::start(server.child.id()));
+        Window { before, syscalls }
     }
+
+    /// The figures of the run, with the server's snapshot now.
+    fn close(
+        self,
+        server: &Server,
+        requests: f64,
+        rate: f64,
+        (p50_us, p99_us, p999_us): (Option<f64>, Option<f64>, Option<f64>),
+    ) -> Sample {
+        let counted = self.syscalls.is_some();
+        let syscalls = self.syscalls.and_then(Syscalls::stop);
+        let after = server.snapshot();
+        let before = self.before;
+        let requests = requests.max(1.0);
+        let per = |n: u64| n as f64 / requests;
+        Sample {
+            rate,
+            mean_us: None,
+            p50_us,
+            p99_us,
+            p999_us,
+            cpu_us: after.cpu.saturating_sub(before.cpu).as_secs_f64() * 1e6 / requests,
+            cross: before
+                .cross
+                .zip(after.cross)
+                .map(|(b, a)| per(a.saturating_sub(b))),
+            switches: Some(per(after.switches.saturating_sub(before.switches))),
+            syscalls: syscalls.map(per),
+            counted,
+        }
+    }
+}
+
+/// `perf stat -e raw_syscalls:sys_enter` attached to the server over a
+/// measured run: every syscall any of its threads enters. A tracepoint
+/// count, so it does not move with the machine's noise (unlike CPU time),
+/// and needs no hardware counters. Attached, it slows every syscall of the
+/// server (by about 15% of an echo server's CPU here), so it runs in a
+/// round of its own whose CPU and throughput are not reported. Absent
+/// (`None`) where `perf` cannot run here.
+pub struct Syscalls(Option<std::process::Child>);
+
+impl Syscalls {
+    fn start(pid: u32) -> Syscalls {
+        let child = Command::new("perf")
+            .args(["stat", "-x", ",", "-e", "raw_syscalls:sys_enter", "-p"])
+            .arg(pid.to_string())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .ok();
+        Syscalls(child)
+    }
+
+    /// Stops counting (`perf` prints its count on SIGINT) and returns the
+    /// count.
+    fn stop(self) -> Option<u64> {
+        let child = self.0?;
+        // SAFETY: a plain syscall on our own child's pid.
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        let out = child.wait_with_output().ok()?;
+        // CSV: `count,unit,event,...`; `<not counted>` when nothing ran.
+        String::from_utf8_lossy(&out.stderr)
+            .lines()
+            .find(|l| l.contains("raw_syscalls:sys_enter"))
+            .and_then(|l| l.split(',').next()?.trim().parse().ok())
+    }
+}
+
+/// Whether `perf` can count the servers' syscalls here (installing it if
+/// this process may).
+pub fn can_count_syscalls() -> bool {
+    have("perf", "linux-perf").is_ok()
+}
+
+/// Context switches so far, voluntary and not, summed over the process's
+/// threads (`/proc/<pid>/task/*/status`).
+pub fn process_switches(pid: u32) -> u64 {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return 0;
+    };
+    tasks
+        .flatten()
+        .filter_map(|t| std::fs::read_to_string(t.path().join("status")).ok())
+        .map(|status| {
+            status
+                .lines()
+                .filter(|l| l.contains("ctxt_switches:"))
+                .filter_map(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+                .sum::<u64>()
+        })
+        .sum()
 }
 
 /// A process's CPU time so far: user + system of every thread, from
@@ -56,7 +142,12 @@ pub fn process_cpu(pid: u32) -> Duration {
 fn have(tool: &'static str, package: &'static str) -> Result<(), String> {
     static WRK: OnceLock<Result<(), String>> = OnceLock::new();
     static REDIS: OnceLock<Result<(), String>> = OnceLock::new();
-    let cell = if tool == "wrk" { &WRK } else { &REDIS };
+    static PERF: OnceLock<Result<(), String>> = OnceLock::new();
+    let cell = match tool {
+        "wrk" => &WRK,
+        "perf" => &PERF,
+        _ => &REDIS,
+    };
     cell.get_or_init(|| {
         let runs = |tool: &str| {
             Command::new("sh")
@@ -141,9 +232,8 @@ fn load_generator(
     // generator exits, right after it closes.
     let opens = Instant::now() + warmup;
     std::thread::sleep(opens.saturating_duration_since(Instant::now()));
-    let before = server.snapshot();
+    let window = Window::open(server);
     let out = child.wait_with_output().map_err(|e| e.to_string())?;
-    let after = server.snapshot();
     let line = String::from_utf8_lossy(&out.stdout).to_string();
     if !out.status.success() {
         return Err(format!("load generator failed: {line}"));
@@ -152,7 +242,7 @@ fn load_generator(
     let elapsed_s = field(&line, "elapsed_ns").unwrap_or(0.0) / 1e9;
     let us = |key| field(&line, key).map(|ns| ns / 1e3);
     let latency = (us("p50_ns"), us("p99_ns"), us("p999_ns"));
-    let mut sample = sample(before, after, trips, trips / elapsed_s.max(1e-9), latency);
+    let mut sample = window.close(server, trips, trips / elapsed_s.max(1e-9), latency);
     sample.mean_us = us("mean_ns");
     Ok(sample)
 }
@@ -205,9 +295,8 @@ pub fn wrk(
         cmd.args(["-H", "Connection: close"]);
     }
     cmd.arg(format!("http://{addr}/"));
-    let before = server.snapshot();
+    let window = Window::open(server);
     let out = cmd.output().map_err(|e| format!("wrk: {e}"))?;
-    let after = server.snapshot();
     let _ = std::fs::remove_file(&script);
     let text = String::from_utf8_lossy(&out.stdout).to_string();
     let line = text
@@ -223,13 +312,7 @@ pub fn wrk(
         field(line, "p99_us"),
         field(line, "p999_us"),
     );
-    Ok(sample(
-        before,
-        after,
-        requests,
-        requests / secs as f64,
-        latency,
-    ))
+    Ok(window.close(server, requests, requests / secs as f64, latency))
 }
 
 /// `redis-benchmark -t get` against the Redis-protocol server; the request
@@ -249,14 +332,13 @@ pub fn redis(
         _ => 600_000.0,
     };
     let requests = ((rate * window.as_secs_f64()) as usize).max(5_000);
-    let before = server.snapshot();
+    let window = Window::open(server);
     let out = Command::new("redis-benchmark")
         .args(["-h", "127.0.0.1", "-p", &port.to_string()])
         .args(["-c", &conns.to_string(), "-n", &requests.to_string()])
         .args(["-P", &pipeline.to_string(), "-t", "get", "--csv"])
         .output()
         .map_err(|e| format!("redis-benchmark: {e}"))?;
-    let after = server.snapshot();
     let text = String::from_utf8_lossy(&out.stdout).to_string();
     // "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms",
     // "p95_latency_ms","p99_latency_ms","max_latency_ms"
@@ -273,5 +355,5 @@ pub fn redis(
         return Err(format!("redis-benchmark row: {row}"));
     }
     let latency = (Some(cells[3] * 1e3), Some(cells[5] * 1e3), None);
-    Ok(sample(before, after, requests as f64, cells[0], latency))
+    Ok(window.close(server, requests as f64, cells[0], latency))
 }

@@ -11,7 +11,7 @@ mod task;
 
 pub(crate) use pool::{BlockingPool, JobKind, PoolConfig, Spawner};
 
-use crate::task::{JoinHandle, Notified, RawTask, SpawnMeta, Task};
+use crate::runtime::task::{JoinHandle, Notified, RawTask, SpawnMeta, Task};
 use schedule::BlockingSchedule;
 use task::BlockingTask;
 

@@ -12,8 +12,8 @@
 //! threads to exit, up to a timeout.
 use crate::loom::sync::atomic::{AtomicUsize, Ordering};
 use crate::loom::sync::{Arc, Condvar, Mutex};
+use crate::runtime::task::Notified;
 use crate::runtime::{context, scheduler};
-use crate::task::Notified;
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::io;

@@ -9,7 +9,7 @@
 //! With `test-util`, a `spawn_blocking` task on a current-thread runtime
 //! holds off the paused clock's auto-advance until it completes (tokio's
 //! rule; `time/clock.rs`).
-use crate::task::{Notified, Schedule, Task};
+use crate::runtime::task::{Notified, Schedule, Task};
 
 #[derive(Default)]
 pub(crate) struct BlockingSchedule {

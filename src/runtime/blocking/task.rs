@@ -25,6 +25,6 @@ impl<F: FnOnce() -> R, R> Future for BlockingTask<F> {
             .take()
             .expect("[internal exception] blocking task ran twice.");
         // Blocking code is not cooperative: no budget applies to it.
-        Poll::Ready(crate::task::coop::unconstrained_call(func))
+        Poll::Ready(crate::runtime::coop::unconstrained_call(func))
     }
 }

@@ -9,8 +9,8 @@
 use super::scheduled_io::{shutdown_error, Direction, ReadyEvent, ScheduledIo};
 use super::{Backend, Place};
 use crate::io::Interest;
+use crate::runtime::coop;
 use crate::runtime::scheduler;
-use crate::task::coop;
 use std::future::Future;
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};

@@ -43,7 +43,7 @@ pub(crate) fn block_on<F: Future>(future: F) -> F::Output {
         });
     let mut cx = Context::from_waker(&waker);
     let out = loop {
-        let res = crate::task::coop::budget(|| future.as_mut().poll(&mut cx));
+        let res = crate::runtime::coop::budget(|| future.as_mut().poll(&mut cx));
         if let Poll::Ready(out) = res {
             break out;
         }

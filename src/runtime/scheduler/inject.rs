@@ -15,7 +15,7 @@
 //! `close_and_drain` leaves nothing behind.
 use super::deque::{Injector, Steal, Worker};
 use crate::loom::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed, Ordering::SeqCst};
-use crate::task::Notified;
+use crate::runtime::task::Notified;
 
 pub(crate) struct Inject {
     global: Injector<Notified>,

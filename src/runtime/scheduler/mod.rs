@@ -12,7 +12,7 @@ pub(crate) mod multi_thread;
 
 use crate::runtime::blocking::Spawner;
 use crate::runtime::context;
-use crate::task::{JoinHandle, SpawnMeta};
+use crate::runtime::task::{JoinHandle, SpawnMeta};
 use std::future::Future;
 use std::sync::Arc;
 
@@ -30,7 +30,10 @@ pub(crate) enum Context {
 /// Runs a task the scheduler took from a queue, between the runtime's
 /// poll hooks when it has any (`tokio_unstable`; one `Option` checked).
 #[inline]
-pub(crate) fn run_task(config: &crate::runtime::config::Config, task: crate::task::Notified) {
+pub(crate) fn run_task(
+    config: &crate::runtime::config::Config,
+    task: crate::runtime::task::Notified,
+) {
     #[cfg(tokio_unstable)]
     if let Some(hooks) = &config.hooks.poll {
         return hooks.run(task);

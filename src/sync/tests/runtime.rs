@@ -60,7 +60,7 @@ fn an_always_free_semaphore_yields_to_other_tasks() {
     });
     let i = seen.expect("the loop starved the other task");
     assert!(
-        i <= crate::task::coop::INITIAL_BUDGET as usize,
+        i <= crate::runtime::coop::INITIAL_BUDGET as usize,
         "yielded only after {i}"
     );
 }
@@ -92,7 +92,7 @@ fn an_always_free_mutex_and_rwlock_yield_to_other_tasks() {
 fn a_notify_with_a_permit_every_time_spends_no_budget() {
     current_thread().block_on(async {
         let notify = Notify::new();
-        for _ in 0..2 * crate::task::coop::INITIAL_BUDGET as usize {
+        for _ in 0..2 * crate::runtime::coop::INITIAL_BUDGET as usize {
             notify.notify_one();
             notify.notified().await;
         }

@@ -32,6 +32,7 @@ const GLOBAL_QUEUE_INTERVAL: u32 = 31;
 const SPIN_BEFORE_PARK: std::time::Duration = std::time::Duration::from_micros(50);
 use crate::runtime::config::Config;
 use crate::runtime::context;
+use crate::runtime::coop;
 use crate::runtime::driver;
 use crate::runtime::driver::{Parker, Reach, Unparker};
 #[cfg(tokio_unstable)]
@@ -39,8 +40,8 @@ use crate::runtime::metrics::SchedulerMetrics;
 use crate::runtime::metrics::WorkerMetrics;
 use crate::runtime::park::{condvar, thread as park_thread};
 use crate::runtime::scheduler;
-use crate::task::{
-    coop, JoinHandle, LocalOwnedTasks, Notified, OwnedTasks, Schedule, SpawnMeta, Task,
+use crate::runtime::task::{
+    JoinHandle, LocalOwnedTasks, Notified, OwnedTasks, Schedule, SpawnMeta, Task,
 };
 use std::cell::RefCell;
 use std::collections::VecDeque;

@@ -19,8 +19,8 @@
 //!
 //! The closure runs outside cooperative scheduling (as in tokio): the
 //! budget of the task that called it is put aside, and restored after.
+use crate::runtime::coop;
 use crate::runtime::{context, scheduler};
-use crate::task::coop;
 
 /// See `tokiwa::task::block_in_place`.
 #[track_caller]

@@ -19,7 +19,7 @@ use crate::runtime::driver;
 #[cfg(tokio_unstable)]
 use crate::runtime::metrics::SchedulerMetrics;
 use crate::runtime::scheduler;
-use crate::task::{JoinHandle, Notified, Schedule, SpawnMeta, Task};
+use crate::runtime::task::{JoinHandle, Notified, Schedule, SpawnMeta, Task};
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;

@@ -4,7 +4,7 @@
 //! location of the spawn (the runtime's task hooks receive it in
 //! [`TaskMeta::spawned_at`](crate::runtime::TaskMeta::spawned_at)) and,
 //! with the `tracing` feature as well, the name given by
-//! [`task::Builder::name`](crate::task::Builder::name). Without the cfg
+//! `task::Builder::name`. Without the cfg
 //! this is just the id, and a task's header carries nothing more than it
 //! did before these existed.
 //!

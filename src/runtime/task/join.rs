@@ -74,7 +74,7 @@ impl<T> Future for JoinHandle<T> {
     type Output = Result<T, JoinError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let coop = std::task::ready!(crate::task::coop::poll_proceed(cx));
+        let coop = std::task::ready!(crate::runtime::coop::poll_proceed(cx));
         let mut ret = Poll::Pending;
         // SAFETY: `ret` has the type the task's vtable writes, and we are the
         // task's `JoinHandle`.
