@@ -21,8 +21,10 @@ pub(crate) struct UringMetrics {
     /// worker was busy.
     pub(crate) taskrun_enters: AtomicU64,
     /// Waits of a task on this worker for a resource whose readiness poll
-    /// sits on another worker's ring: that readiness will be reaped there
-    /// and cross threads to reach the task (or take the task with it).
+    /// sits on another worker's ring and stays there (a wait that moves the
+    /// poll here is not one: `uring/home.rs`): that readiness will be
+    /// reaped there and cross threads to reach the task (or take the task
+    /// with it).
     pub(crate) foreign_io_waits: AtomicU64,
     /// Resources whose poll moved to this worker's ring because its tasks
     /// kept waiting on them here.

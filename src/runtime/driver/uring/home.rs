@@ -9,8 +9,9 @@
 //! thread hop. (With a loopback echo on 2 workers, every server socket
 //! sat on the accepting worker's ring and that worker did three quarters
 //! of the work.) So a resource follows its waiter: when a task waits on it
-//! from another worker, the poll is armed on that worker's ring (directly:
-//! the waiter runs there) and the old one is neutralised and cancelled.
+//! from another worker, a poll is armed on that worker's ring (by the
+//! waiter's own worker: it owns that ring) and the old one is neutralised
+//! and cancelled.
 //! Both polls share the readiness word; the new poll reports readiness
 //! that exists when it is armed, so no edge is lost in the move.
 //!
@@ -70,8 +71,8 @@ use std::sync::{Arc, Mutex};
 /// that moved less than [`MOVE_COOLDOWN_NS`] ago.
 const REHOME_AFTER: u32 = 2;
 
-/// How long after a move (or a move the kernel refused) a resource's poll
-/// moves again only after [`REHOME_AFTER`] foreign waits in a row.
+/// For how long after a move a resource's poll moves again only after
+/// [`REHOME_AFTER`] foreign waits in a row.
 const MOVE_COOLDOWN_NS: u64 = 1_000_000;
 
 /// `Home::worker` (and `home_index`) of a resource with no poll yet.
@@ -102,8 +103,8 @@ struct Home {
     foreign: Option<(usize, u32)>,
     /// Deregistered: never moves again.
     gone: bool,
-    /// When the poll last moved or a move was refused (`stall::now_ns`),
-    /// `None` if never (see [`MOVE_COOLDOWN_NS`]).
+    /// When the poll last moved (or tried to: `stall::now_ns`), `None` if
+    /// never (see [`MOVE_COOLDOWN_NS`]).
     moved_at: Option<u64>,
     /// Polls left behind on other rings by moves, whose cancels wait for
     /// those rings' owners: until then each still holds the file, which
