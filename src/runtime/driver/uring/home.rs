@@ -254,7 +254,7 @@ impl Homed {
         let now = crate::runtime::driver::stall::now_ns();
         let settled = home
             .moved_at
-            .map_or(true, |at| now.saturating_sub(at) >= MOVE_COOLDOWN_NS);
+            .is_none_or(|at| now.saturating_sub(at) >= MOVE_COOLDOWN_NS);
         if !settled && count < REHOME_AFTER {
             home.foreign = Some((me, count));
             self.foreign_pending.store(true, Relaxed);
