@@ -39,7 +39,10 @@ fn runtimes(test: &str) -> Vec<(String, Runtime)> {
                 b.worker_threads(workers);
                 b
             };
-            builder.enable_all().driver(driver).uring_completion_io(true);
+            builder
+                .enable_all()
+                .driver(driver)
+                .uring_completion_io(true);
             match builder.build() {
                 Ok(rt) => out.push((format!("{driver:?}/{workers} workers"), rt)),
                 Err(e) if driver == Driver::Uring => {
@@ -122,7 +125,9 @@ fn order_across_many_small_writes() {
                 .await
                 .unwrap();
             });
-            reader.join().unwrap_or_else(|_| panic!("{name}: reader failed"));
+            reader
+                .join()
+                .unwrap_or_else(|_| panic!("{name}: reader failed"));
         }
     });
 }
@@ -150,7 +155,9 @@ fn order_across_partial_sends_to_a_slow_reader() {
                 .await
                 .unwrap();
             });
-            reader.join().unwrap_or_else(|_| panic!("{name}: reader failed"));
+            reader
+                .join()
+                .unwrap_or_else(|_| panic!("{name}: reader failed"));
         }
     });
 }
@@ -200,7 +207,9 @@ fn peer_reset_with_sends_queued_is_an_error() {
                         }
                         if at == data.len() {
                             match stream.flush().await {
-                                Ok(()) => panic!("the whole 64 MiB flushed to a peer that read 1000 bytes"),
+                                Ok(()) => panic!(
+                                    "the whole 64 MiB flushed to a peer that read 1000 bytes"
+                                ),
                                 Err(e) => return (e, at),
                             }
                         }

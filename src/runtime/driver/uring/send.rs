@@ -100,7 +100,11 @@ struct Inner {
 
 impl Inner {
     fn queued(&self) -> usize {
-        self.pending.len() + self.in_flight.as_ref().map_or(0, |(b, sent)| b.len() - sent)
+        self.pending.len()
+            + self
+                .in_flight
+                .as_ref()
+                .map_or(0, |(b, sent)| b.len() - sent)
     }
 
     fn is_idle(&self) -> bool {
@@ -307,7 +311,13 @@ impl SendTable {
     }
 
     /// Pushes the send of `inner.in_flight`'s unsent part.
-    fn submit(&self, queue: &Arc<SendQueue>, inner: &mut Inner, ring: &mut Ring, metrics: &UringMetrics) {
+    fn submit(
+        &self,
+        queue: &Arc<SendQueue>,
+        inner: &mut Inner,
+        ring: &mut Ring,
+        metrics: &UringMetrics,
+    ) {
         let (buf, sent) = inner.in_flight.as_ref().expect("a buffer to send");
         let rest = &buf[*sent..];
         let token = {
@@ -431,7 +441,10 @@ impl SendTable {
     /// `quiesce`). Returns whether any was cancelled.
     pub(crate) fn cancel_all(&self, ring: &mut Ring, metrics: &UringMetrics) {
         self.quiescing.store(true, Ordering::Relaxed);
-        let tokens: Vec<u64> = lock(&self.in_flight).iter().map(|(i, _)| i as u64).collect();
+        let tokens: Vec<u64> = lock(&self.in_flight)
+            .iter()
+            .map(|(i, _)| i as u64)
+            .collect();
         for token in tokens {
             let cancel = opcode::AsyncCancel::new(SEND_TAG | token)
                 .build()

@@ -54,7 +54,8 @@ async fn fill(ours: &mut UnixStream) -> usize {
 
 /// Reads until EOF or reset, with a deadline; returns the bytes read.
 fn drain(peer: &mut StdUnixStream) -> usize {
-    peer.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    peer.set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
     let mut buf = vec![0u8; 1 << 16];
     let mut total = 0;
     loop {
@@ -101,7 +102,10 @@ fn runtime_shut_down_with_sends_in_flight() {
         // what arrived is in order; memory the kernel still read was not
         // freed (AddressSanitizer checks that in CI).
         let got = drain(&mut peer);
-        assert!(got <= accepted, "{got} bytes arrived of {accepted} accepted");
+        assert!(
+            got <= accepted,
+            "{got} bytes arrived of {accepted} accepted"
+        );
     }
 }
 
