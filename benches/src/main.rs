@@ -85,7 +85,12 @@ mod on_tokiwa {
     fn configure(builder: &mut rt::runtime::Builder, column: Column) {
         builder
             .driver(driver(column))
-            .uring_defer_taskrun(column != Column::UringNoDefer);
+            .uring_defer_taskrun(column != Column::UringNoDefer)
+            // Completion sends (`Builder::uring_completion_io`), for
+            // measuring them against readiness writes on the same rows.
+            .uring_completion_io(
+                std::env::var_os("TOKIWA_COMPLETION_IO").is_some_and(|v| v == "1"),
+            );
     }
 
     /// An explicit driver never falls back, but a bench that silently

@@ -17,7 +17,15 @@ use std::task::{ready, Context, Poll};
 pub(crate) struct PollEvented<E: AsRawFd> {
     io: Option<E>,
     registration: Registration,
+    /// A stream's completion sends (io_uring mode with
+    /// `Builder::uring_completion_io`, see `uring/send.rs`), made by its
+    /// first write on a ring that runs them.
+    #[cfg(feature = "uring")]
+    sends: std::sync::OnceLock<std::sync::Arc<SendQueue>>,
 }
+
+#[cfg(feature = "uring")]
+use crate::runtime::driver::uring::send::{completion_worker, SendQueue};
 
 impl<E: AsRawFd> PollEvented<E> {
     /// Registers `io` (already non-blocking) for reading and writing.
@@ -32,6 +40,8 @@ impl<E: AsRawFd> PollEvented<E> {
         Ok(PollEvented {
             io: Some(io),
             registration,
+            #[cfg(feature = "uring")]
+            sends: std::sync::OnceLock::new(),
         })
     }
 
@@ -44,6 +54,8 @@ impl<E: AsRawFd> PollEvented<E> {
         Ok(PollEvented {
             io: Some(io),
             registration,
+            #[cfg(feature = "uring")]
+            sends: std::sync::OnceLock::new(),
         })
     }
 
@@ -53,6 +65,13 @@ impl<E: AsRawFd> PollEvented<E> {
 
     /// Deregisters and returns the I/O object (still non-blocking).
     pub(crate) fn into_inner(mut self) -> io::Result<E> {
+        // Bytes still queued would be sent on a descriptor the caller now
+        // owns (and may close, and its number be reused): refused until
+        // they are flushed.
+        #[cfg(feature = "uring")]
+        if self.sends.get().is_some_and(|q| !q.is_idle()) {
+            return Err(queued_error());
+        }
         let io = self.io.take().expect("I/O object present until drop");
         self.registration.deregister()?;
         Ok(io)
@@ -120,6 +139,68 @@ impl<E: AsRawFd> PollEvented<E> {
             .poll_io(cx, Direction::Write, || self.get_ref().write_vectored(bufs))
     }
 
+    /// A stream's `poll_write`: through the ring when the calling worker
+    /// runs completion sends (`uring/send.rs`), else through readiness,
+    /// after any bytes still queued from a completion write.
+    pub(crate) fn poll_write_stream<'a>(
+        &'a self,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>>
+    where
+        &'a E: Write,
+    {
+        #[cfg(feature = "uring")]
+        {
+            if let Some(worker) = completion_worker() {
+                let queue = self
+                    .sends
+                    .get_or_init(|| SendQueue::new(self.get_ref().as_raw_fd()));
+                return queue.poll_write(&worker, cx, bufs);
+            }
+            if let Some(queue) = self.sends.get() {
+                ready!(queue.poll_drain(None, cx))?;
+            }
+        }
+        if bufs.len() == 1 {
+            self.poll_write(cx, &bufs[0])
+        } else {
+            self.poll_write_vectored(cx, bufs)
+        }
+    }
+
+    /// A stream's `poll_flush`: waits until the bytes queued by completion
+    /// writes are sent, and returns a failed send's error.
+    pub(crate) fn poll_flush_stream(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        #[cfg(feature = "uring")]
+        if let Some(queue) = self.sends.get() {
+            let worker = completion_worker();
+            return queue.poll_drain(worker.as_deref(), cx);
+        }
+        let _ = cx;
+        Poll::Ready(Ok(()))
+    }
+
+    /// Whether a direct write now would overtake bytes still queued
+    /// (`try_write` then returns `WouldBlock`).
+    pub(crate) fn has_queued_sends(&self) -> bool {
+        #[cfg(feature = "uring")]
+        if let Some(queue) = self.sends.get() {
+            return !queue.is_idle();
+        }
+        false
+    }
+
+    /// A dropped write half's `shutdown(SHUT_WR)`: deferred until the
+    /// queued bytes are sent. Returns whether it was deferred.
+    pub(crate) fn defer_shutdown_write(&self) -> bool {
+        #[cfg(feature = "uring")]
+        if let Some(queue) = self.sends.get() {
+            return queue.shutdown_write_when_idle();
+        }
+        false
+    }
+
     pub(crate) fn get_ref(&self) -> &E {
         self.io.as_ref().expect("I/O object present until drop")
     }
@@ -138,6 +219,42 @@ pub(crate) fn read_uninit(fd: RawFd, dst: &mut [MaybeUninit<u8>]) -> io::Result<
     }
 }
 
+/// `into_std` while completion sends are queued.
+#[cfg(feature = "uring")]
+fn queued_error() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::WouldBlock,
+        "bytes written are still being sent; flush the stream first",
+    )
+}
+
+#[cfg(feature = "uring")]
+impl<E: AsRawFd> PollEvented<E> {
+    /// Dropping a stream with completion sends queued: the queue takes the
+    /// descriptor and closes it once they are sent (`SendQueue::hand_off`).
+    /// Returns `io` when there is nothing to hand off.
+    fn hand_off(&self, io: E) -> Option<E> {
+        let queue = match self.sends.get() {
+            Some(queue) if !queue.is_idle() => queue,
+            _ => return Some(io),
+        };
+        // The ring's poll goes; the socket stays open for the sends.
+        let _ = self.registration.deregister();
+        let fd = io.as_raw_fd();
+        // Only streams make a queue (`poll_write_stream`), and their `E`
+        // is a std socket that owns nothing but its descriptor: forgetting
+        // it leaks nothing, and the descriptor's ownership moves to the
+        // `OwnedFd` below.
+        std::mem::forget(io);
+        // SAFETY: `fd` is open and owned by nobody else now (`io`, its
+        // owner, was forgotten above without closing it).
+        let owned = unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) };
+        // Drained meanwhile: closed here, now.
+        drop(queue.hand_off(owned));
+        None
+    }
+}
+
 impl<E: AsRawFd> std::ops::Deref for PollEvented<E> {
     type Target = E;
     fn deref(&self) -> &E {
@@ -148,6 +265,10 @@ impl<E: AsRawFd> std::ops::Deref for PollEvented<E> {
 impl<E: AsRawFd> Drop for PollEvented<E> {
     fn drop(&mut self) {
         if let Some(io) = self.io.take() {
+            #[cfg(feature = "uring")]
+            let Some(io) = self.hand_off(io) else {
+                return;
+            };
             // Deregistered before `io` closes the descriptor, so a new
             // resource reusing the number starts clean, and closed at once
             // whatever the driver's thread is doing.

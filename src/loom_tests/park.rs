@@ -28,6 +28,7 @@ impl World {
             start_paused: false,
             driver: Some(driver::Driver::Legacy),
             uring_plain: false,
+            uring_completion_io: false,
             io_events_per_tick: driver::IO_EVENTS_PER_TICK,
             io_events_per_busy_tick: driver::IO_EVENTS_PER_TICK,
         };

@@ -104,6 +104,9 @@ impl<E: AsRawFd> PollEvented<E> {
     where
         &'a E: Write,
     {
+        if self.has_queued_sends() {
+            return Err(io::ErrorKind::WouldBlock.into());
+        }
         self.try_io(Interest::WRITABLE, || self.get_ref().write(buf))
     }
 
@@ -112,6 +115,9 @@ impl<E: AsRawFd> PollEvented<E> {
     where
         &'a E: Write,
     {
+        if self.has_queued_sends() {
+            return Err(io::ErrorKind::WouldBlock.into());
+        }
         self.try_io(Interest::WRITABLE, || self.get_ref().write_vectored(bufs))
     }
 }
@@ -154,6 +160,18 @@ impl<E: AsRawFd + AsFd> PollEvented<E> {
     /// Shuts down one or both directions of a stream; a socket that is
     /// already disconnected counts as shut down.
     pub(crate) fn shutdown_stream(&self, how: Shutdown) -> io::Result<()> {
+        self.shutdown_now(how)
+    }
+
+    /// `poll_shutdown` of a stream or write half: waits until the bytes
+    /// queued by completion writes are sent (`uring/send.rs`), then shuts
+    /// the write side down; a failed send's error comes first.
+    pub(crate) fn poll_shutdown_write(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        std::task::ready!(self.poll_flush_stream(cx))?;
+        Poll::Ready(self.shutdown_now(Shutdown::Write))
+    }
+
+    fn shutdown_now(&self, how: Shutdown) -> io::Result<()> {
         match SockRef::from(self.get_ref()).shutdown(how) {
             Err(e) if e.kind() == io::ErrorKind::NotConnected => Ok(()),
             result => result,
@@ -176,8 +194,9 @@ macro_rules! poll_read_via {
 }
 
 /// `AsyncWrite` of a stream or a write half, but for `poll_shutdown`:
-/// writes through the stream's `PollEvented` at `self.$path`, which go
-/// straight to the socket, so there is nothing to flush.
+/// writes through the stream's `PollEvented` at `self.$path`, straight to
+/// the socket, or, with completion sends (`uring/send.rs`), into a queue
+/// the ring sends, which `poll_flush` waits for.
 macro_rules! poll_write_via {
     ($($path:tt).+) => {
         fn poll_write(
@@ -185,7 +204,7 @@ macro_rules! poll_write_via {
             cx: &mut std::task::Context<'_>,
             buf: &[u8],
         ) -> std::task::Poll<std::io::Result<usize>> {
-            self.$($path).+.poll_write(cx, buf)
+            self.$($path).+.poll_write_stream(cx, &[std::io::IoSlice::new(buf)])
         }
 
         fn poll_write_vectored(
@@ -193,7 +212,7 @@ macro_rules! poll_write_via {
             cx: &mut std::task::Context<'_>,
             bufs: &[std::io::IoSlice<'_>],
         ) -> std::task::Poll<std::io::Result<usize>> {
-            self.$($path).+.poll_write_vectored(cx, bufs)
+            self.$($path).+.poll_write_stream(cx, bufs)
         }
 
         fn is_write_vectored(&self) -> bool {
@@ -202,9 +221,9 @@ macro_rules! poll_write_via {
 
         fn poll_flush(
             self: std::pin::Pin<&mut Self>,
-            _: &mut std::task::Context<'_>,
+            cx: &mut std::task::Context<'_>,
         ) -> std::task::Poll<std::io::Result<()>> {
-            std::task::Poll::Ready(Ok(()))
+            self.$($path).+.poll_flush_stream(cx)
         }
     };
 }

@@ -220,7 +220,9 @@ macro_rules! stream_halves {
 
         impl Drop for OwnedWriteHalf {
             fn drop(&mut self) {
-                if self.shutdown_on_drop {
+                // With completion sends still queued, the half-close waits
+                // for them (it would fail them now).
+                if self.shutdown_on_drop && !self.inner.io.defer_shutdown_write() {
                     let _ = self.inner.io.shutdown_stream(std::net::Shutdown::Write);
                 }
             }
@@ -239,9 +241,9 @@ macro_rules! stream_halves {
 
             fn poll_shutdown(
                 self: std::pin::Pin<&mut Self>,
-                _: &mut std::task::Context<'_>,
+                cx: &mut std::task::Context<'_>,
             ) -> std::task::Poll<std::io::Result<()>> {
-                self.0.io.shutdown_stream(std::net::Shutdown::Write).into()
+                self.0.io.poll_shutdown_write(cx)
             }
         }
 
@@ -250,9 +252,9 @@ macro_rules! stream_halves {
 
             fn poll_shutdown(
                 mut self: std::pin::Pin<&mut Self>,
-                _: &mut std::task::Context<'_>,
+                cx: &mut std::task::Context<'_>,
             ) -> std::task::Poll<std::io::Result<()>> {
-                let res = self.inner.io.shutdown_stream(std::net::Shutdown::Write);
+                let res = std::task::ready!(self.inner.io.poll_shutdown_write(cx));
                 if res.is_ok() {
                     // Already shut down: nothing left for `Drop` to do.
                     self.shutdown_on_drop = false;

@@ -46,6 +46,7 @@ pub struct Builder {
     start_paused: bool,
     driver: Option<super::Driver>,
     uring_plain: bool,
+    uring_completion_io: bool,
     #[cfg(tokio_unstable)]
     hooks: super::TaskHooks,
     #[cfg(tokio_unstable)]
@@ -118,6 +119,7 @@ impl Builder {
             start_paused: false,
             driver: None,
             uring_plain: false,
+            uring_completion_io: false,
             #[cfg(tokio_unstable)]
             hooks: super::TaskHooks::default(),
             #[cfg(tokio_unstable)]
@@ -148,6 +150,21 @@ impl Builder {
     #[doc(hidden)]
     pub fn uring_defer_taskrun(&mut self, on: bool) -> &mut Self {
         self.uring_plain = !on;
+        self
+    }
+
+    /// io_uring mode: TCP and Unix streams send through the ring (off by
+    /// default). `poll_write` copies the bytes into a buffer the ring owns
+    /// and returns at once; the worker sends them with the submit that
+    /// ends its turn, so a write costs no syscall of its own. At most 256
+    /// KiB per socket are accepted and not yet sent (a write past that
+    /// waits); `flush` and `shutdown` wait until every accepted byte was
+    /// sent, and a failed send is reported by the next write, flush or
+    /// shutdown. While bytes are queued, `try_write` returns `WouldBlock`
+    /// and `into_std` fails with `WouldBlock` (flush first). No effect in
+    /// legacy mode.
+    pub fn uring_completion_io(&mut self, on: bool) -> &mut Self {
+        self.uring_completion_io = on;
         self
     }
 
@@ -471,6 +488,7 @@ impl Builder {
             start_paused: self.start_paused,
             driver: self.driver,
             uring_plain: self.uring_plain,
+            uring_completion_io: self.uring_completion_io,
             io_events_per_tick: self.io_events_per_tick,
             io_events_per_busy_tick: (self.io_events_per_busy_tick)
                 .unwrap_or(self.io_events_per_tick)

@@ -16,7 +16,7 @@ use crate::net::util::{check_socket_for_blocking, is_connect_in_progress, new_so
 use socket2::{Domain, SockRef, Type};
 use std::fmt;
 use std::io;
-use std::net::{self, Shutdown, SocketAddr};
+use std::net::{self, SocketAddr};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -640,8 +640,8 @@ impl AsyncRead for TcpStream {
 impl AsyncWrite for TcpStream {
     poll_write_via!(io);
 
-    fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.io.shutdown_stream(Shutdown::Write).into()
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.io.poll_shutdown_write(cx)
     }
 }
 

@@ -17,7 +17,6 @@ use crate::net::util::{check_socket_for_blocking, is_connect_in_progress, new_so
 use socket2::{Domain, Socket, Type};
 use std::fmt;
 use std::io;
-use std::net::Shutdown;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
 use std::os::unix::net;
 use std::path::Path;
@@ -391,8 +390,8 @@ impl AsyncRead for UnixStream {
 impl AsyncWrite for UnixStream {
     poll_write_via!(io);
 
-    fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        self.io.shutdown_stream(Shutdown::Write).into()
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.io.poll_shutdown_write(cx)
     }
 }
 

@@ -73,6 +73,9 @@ pub(crate) struct Config {
     /// benchmark's ablation).
     #[cfg_attr(not(feature = "uring"), allow(dead_code))]
     pub(crate) uring_plain: bool,
+    /// io_uring mode: streams send through the ring (`uring/send.rs`).
+    #[cfg_attr(not(feature = "uring"), allow(dead_code))]
+    pub(crate) uring_completion_io: bool,
     /// Legacy mode: events per `epoll_wait` when the worker is about to
     /// sleep (and on the poll thread), and when it is busy.
     #[cfg_attr(not(tokiwa_io_driver), allow(dead_code))]
@@ -156,6 +159,7 @@ impl Handle {
         let rings: Option<uring::Rings> = if choice.driver == Driver::Uring {
             let ring_config = uring::RingConfig {
                 defer_taskrun: !config.uring_plain,
+                completion_io: config.uring_completion_io,
                 ..uring::RingConfig::default()
             };
             match (0..workers)

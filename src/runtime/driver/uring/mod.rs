@@ -11,6 +11,8 @@
 //!   closes at once;
 //! * `op.rs`: operations that own their memory until they complete (file
 //!   reads and writes, opens, `statx`, `fsync`, closes);
+//! * `send.rs`: completion sends for streams (`Builder::uring_completion_io`):
+//!   writes copied into ring-owned buffers, sent with the turn's submit;
 //! * `pollable.rs`: the registration check that refuses, as epoll does, a
 //!   file that cannot be polled;
 //! * the wake protocol itself is `runtime/park/ring_wake.rs`, apart from
@@ -42,6 +44,9 @@ mod pollable;
 pub(crate) mod probe;
 pub(crate) mod rescue;
 mod ring;
+pub(crate) mod send;
+#[cfg(all(test, not(tokiwa_loom), feature = "full"))]
+mod send_tests;
 #[cfg(all(test, not(tokiwa_loom), feature = "full"))]
 mod tests;
 mod wake;
@@ -87,6 +92,9 @@ pub(crate) struct WorkerRing {
     waker: wake::WakeFd,
     io: io::IoState,
     ops: op::OpTable,
+    /// Completion sends (`send.rs`), when `completion_io`.
+    sends: send::SendTable,
+    completion_io: bool,
     /// The owner's progress, for other workers (`rescue.rs`).
     stall: crate::runtime::driver::stall::StallWatch,
     /// Where the next rescue's poll starts (round robin).
@@ -120,6 +128,8 @@ impl WorkerRing {
             waker,
             io: io::IoState::new(),
             ops: op::OpTable::default(),
+            sends: send::SendTable::default(),
+            completion_io: config.completion_io,
             stall: Default::default(),
             rescue_cursor: std::sync::atomic::AtomicUsize::new(0),
         }))
@@ -236,7 +246,10 @@ impl WorkerRing {
         // would find the cell empty and use a vector of its own.
         let mut wakers = WAKERS.take();
         let n = self
-            .with_owned_ring(|ring| self.reap(ring, &mut wakers))
+            .with_owned_ring(|ring| {
+                self.sends.flush(ring, &self.waker.metrics);
+                self.reap(ring, &mut wakers)
+            })
             .unwrap_or(0);
         // Woken with the ring unlocked: a waker may drop a resource, which
         // deregisters through this ring.
@@ -262,6 +275,8 @@ impl WorkerRing {
         }
         let mut scratch = std::mem::take(&mut ring.scratch);
         let n = ring.drain(metrics, |cqe| scratch.cqes.push(cqe));
+        self.sends
+            .complete(&mut scratch.cqes, ring, metrics, wakers);
         self.ops.complete(&mut scratch.cqes, wakers);
         self.io.complete(&scratch.cqes, wakers, &mut scratch.rearm);
         if !scratch.rearm.is_empty() {
@@ -286,6 +301,15 @@ impl WorkerRing {
 
     pub(crate) fn ops(&self) -> &op::OpTable {
         &self.ops
+    }
+
+    pub(crate) fn sends(&self) -> &send::SendTable {
+        &self.sends
+    }
+
+    /// Whether streams send through this ring (`send.rs`).
+    pub(crate) fn completion_io(&self) -> bool {
+        self.completion_io
     }
 
     /// Submits an operation from the ring's owner and reaps at once (a
@@ -321,7 +345,7 @@ impl WorkerRing {
     /// for their completions, so the ring holds no memory when another
     /// thread replaces it or shutdown closes it (see `op.rs`).
     pub(crate) fn quiesce(&self) {
-        if self.ops.in_flight() == 0 {
+        if self.ops.in_flight() == 0 && self.sends.in_flight() == 0 {
             return;
         }
         let mut wakers = Vec::new();
@@ -333,13 +357,15 @@ impl WorkerRing {
                     .user_data(ring::CANCEL_TOKEN);
                 ring.push(&cancel, metrics);
             }
+            self.sends.cancel_all(ring, metrics);
             loop {
                 self.reap(ring, &mut wakers);
-                if self.ops.in_flight() == 0 {
+                if self.ops.in_flight() == 0 && self.sends.in_flight() == 0 {
                     break;
                 }
                 ring.wait_for_completion(metrics);
             }
+            self.sends.end_quiesce();
         });
         for waker in wakers {
             waker.wake();
@@ -360,6 +386,7 @@ impl WorkerRing {
             self.index
         );
         self.io.take_requests(ring, &self.waker.metrics);
+        self.sends.flush(ring, &self.waker.metrics);
         let mut wait = Wait {
             ring,
             metrics: &self.waker.metrics,
@@ -606,6 +633,7 @@ impl WorkerRing {
         if self.ops.in_flight() != 0 {
             self.ops.orphan();
         }
+        self.sends.orphan();
         drop(ring);
     }
 }

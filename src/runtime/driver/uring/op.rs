@@ -97,7 +97,7 @@ pub(crate) unsafe trait OpData: Send + Unpin + 'static {
 /// sees it is kept on purpose.
 static ORPHANED: Mutex<Vec<Box<dyn Send>>> = Mutex::new(Vec::new());
 
-fn keep_forever(memory: Box<dyn Send>) {
+pub(crate) fn keep_forever(memory: Box<dyn Send>) {
     ORPHANED
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())

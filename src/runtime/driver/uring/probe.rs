@@ -36,6 +36,9 @@ pub(crate) struct RingConfig {
     /// for the benchmark's ablation (`Builder::uring_defer_taskrun`).
     pub(crate) defer_taskrun: bool,
     pub(crate) cq_entries: u32,
+    /// Completion sends for streams (`Builder::uring_completion_io`,
+    /// `send.rs`).
+    pub(crate) completion_io: bool,
 }
 
 impl Default for RingConfig {
@@ -43,6 +46,7 @@ impl Default for RingConfig {
         RingConfig {
             defer_taskrun: true,
             cq_entries: CQ_ENTRIES,
+            completion_io: false,
         }
     }
 }

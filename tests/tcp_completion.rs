@@ -1,0 +1,446 @@
+#![cfg(feature = "full")]
+//! Stream writes with `Builder::uring_completion_io(true)`: in io_uring
+//! mode they are copied into a queue the ring sends (`uring/send.rs`); in
+//! legacy mode the switch does nothing, and the same tests check that the
+//! behaviour is the same. Order across many small writes and across short
+//! sends, a peer reset with sends queued, a stream dropped with sends
+//! queued (its bytes are delivered, then EOF), backpressure against a peer
+//! that never reads (bounded, and the worker's other sockets still
+//! served), and the `try_write`/`into_std`/`shutdown` interactions.
+
+#[macro_use]
+mod support;
+
+use std::io::{Read, Write};
+use std::net::{TcpListener as StdListener, TcpStream as StdStream};
+use std::os::fd::AsRawFd;
+use std::time::Duration;
+
+use support::{watchdog, TEST_TIMEOUT};
+use tokiwa::io::{AsyncReadExt, AsyncWriteExt};
+use tokiwa::net::{TcpStream, UnixStream};
+use tokiwa::runtime::{Builder, Driver, Runtime};
+
+/// Every driver × scheduler, each with the switch on. io_uring mode
+/// unavailable: skipped visibly, or a failure under
+/// `TOKIWA_REQUIRE_URING=1`.
+fn runtimes(test: &str) -> Vec<(String, Runtime)> {
+    let mut drivers = vec![Driver::Legacy];
+    if cfg!(feature = "uring") {
+        drivers.push(Driver::Uring);
+    }
+    let mut out = Vec::new();
+    for driver in drivers {
+        for workers in [0, 2] {
+            let mut builder = if workers == 0 {
+                Builder::new_current_thread()
+            } else {
+                let mut b = Builder::new_multi_thread();
+                b.worker_threads(workers);
+                b
+            };
+            builder
+                .enable_all()
+                .driver(driver)
+                .uring_completion_io(true);
+            match builder.build() {
+                Ok(rt) => out.push((format!("{driver:?}/{workers} workers"), rt)),
+                Err(e) if driver == Driver::Uring => {
+                    if std::env::var_os("TOKIWA_REQUIRE_URING").is_some_and(|v| v == "1") {
+                        panic!("{test}: io_uring mode unavailable ({e})");
+                    }
+                    eprintln!("{test}: io_uring SKIPPED ({e})");
+                }
+                Err(e) => panic!("{test}: legacy runtime: {e}"),
+            }
+        }
+    }
+    out
+}
+
+fn byte(i: usize) -> u8 {
+    (i.wrapping_mul(31) ^ (i >> 9)) as u8
+}
+
+/// A loopback pair: a runtime stream (connected inside `rt`) and a std
+/// peer.
+fn pair(rt: &Runtime) -> (TcpStream, StdStream) {
+    let listener = StdListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stream = rt.block_on(TcpStream::connect(addr)).unwrap();
+    let (peer, _) = listener.accept().unwrap();
+    (stream, peer)
+}
+
+fn set_buf(fd: i32, opt: libc::c_int, size: libc::c_int) {
+    // SAFETY: a valid socket and a pointer to an int of the given length.
+    let rc = unsafe {
+        libc::setsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            opt,
+            (&size as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    assert_eq!(rc, 0, "setsockopt: {}", std::io::Error::last_os_error());
+}
+
+/// Reads everything until EOF and checks it is `byte(0..len)`.
+fn read_and_check(mut peer: StdStream, len: usize, chunk: usize) {
+    let mut buf = vec![0u8; chunk];
+    let mut at = 0;
+    loop {
+        let n = peer.read(&mut buf).unwrap();
+        if n == 0 {
+            break;
+        }
+        for (k, b) in buf[..n].iter().enumerate() {
+            assert_eq!(*b, byte(at + k), "byte {} out of order", at + k);
+        }
+        at += n;
+    }
+    assert_eq!(at, len, "bytes received before EOF");
+}
+
+#[test]
+fn order_across_many_small_writes() {
+    watchdog(TEST_TIMEOUT, || {
+        for (name, rt) in runtimes("order_across_many_small_writes") {
+            let (mut stream, peer) = pair(&rt);
+            let reader = std::thread::spawn(move || read_and_check(peer, 200_000, 4096));
+            rt.block_on(async {
+                tokiwa::spawn(async move {
+                    let mut at = 0;
+                    let mut size = 1;
+                    while at < 200_000 {
+                        let n = size.min(200_000 - at);
+                        let chunk: Vec<u8> = (at..at + n).map(byte).collect();
+                        stream.write_all(&chunk).await.unwrap();
+                        at += n;
+                        size = size % 97 + 1;
+                    }
+                    stream.shutdown().await.unwrap();
+                })
+                .await
+                .unwrap();
+            });
+            reader
+                .join()
+                .unwrap_or_else(|_| panic!("{name}: reader failed"));
+        }
+    });
+}
+
+#[test]
+fn order_across_partial_sends_to_a_slow_reader() {
+    watchdog(TEST_TIMEOUT, || {
+        const LEN: usize = 2 << 20;
+        for (name, rt) in runtimes("order_across_partial_sends") {
+            let (mut stream, peer) = pair(&rt);
+            set_buf(stream.as_raw_fd(), libc::SO_SNDBUF, 16384);
+            set_buf(peer.as_raw_fd(), libc::SO_RCVBUF, 16384);
+            // A slow reader: small reads, so the writer's socket buffer
+            // fills and the ring's sends come back short.
+            let reader = std::thread::spawn(move || read_and_check(peer, LEN, 1000));
+            rt.block_on(async {
+                tokiwa::spawn(async move {
+                    let data: Vec<u8> = (0..LEN).map(byte).collect();
+                    for chunk in data.chunks(100_000) {
+                        stream.write_all(chunk).await.unwrap();
+                    }
+                    stream.flush().await.unwrap();
+                    stream.shutdown().await.unwrap();
+                })
+                .await
+                .unwrap();
+            });
+            reader
+                .join()
+                .unwrap_or_else(|_| panic!("{name}: reader failed"));
+        }
+    });
+}
+
+#[test]
+fn peer_reset_with_sends_queued_is_an_error() {
+    watchdog(TEST_TIMEOUT, || {
+        for (name, rt) in runtimes("peer_reset_with_sends_queued") {
+            let (mut stream, mut peer) = pair(&rt);
+            set_buf(stream.as_raw_fd(), libc::SO_SNDBUF, 4096);
+            let (read_tx, read_rx) = std::sync::mpsc::channel();
+            let resetter = std::thread::spawn(move || {
+                let mut buf = [0u8; 1000];
+                peer.read_exact(&mut buf).unwrap();
+                for (k, b) in buf.iter().enumerate() {
+                    assert_eq!(*b, byte(k));
+                }
+                // `SO_LINGER` 0: the close resets the connection.
+                let linger = libc::linger {
+                    l_onoff: 1,
+                    l_linger: 0,
+                };
+                // SAFETY: a valid socket and a `linger` of the right size.
+                unsafe {
+                    libc::setsockopt(
+                        peer.as_raw_fd(),
+                        libc::SOL_SOCKET,
+                        libc::SO_LINGER,
+                        (&linger as *const libc::linger).cast(),
+                        std::mem::size_of::<libc::linger>() as libc::socklen_t,
+                    )
+                };
+                drop(peer);
+                read_tx.send(()).unwrap();
+            });
+            let err = rt.block_on(async {
+                tokiwa::spawn(async move {
+                    let data: Vec<u8> = (0..64 << 20).map(byte).collect();
+                    // Bytes reported as accepted; the writes and flushes
+                    // must fail once the peer is gone, never report the
+                    // whole stream as written.
+                    let mut at = 0;
+                    loop {
+                        match stream.write(&data[at..(at + 65536).min(data.len())]).await {
+                            Ok(n) => at += n,
+                            Err(e) => return (e, at),
+                        }
+                        if at == data.len() {
+                            match stream.flush().await {
+                                Ok(()) => panic!(
+                                    "the whole 64 MiB flushed to a peer that read 1000 bytes"
+                                ),
+                                Err(e) => return (e, at),
+                            }
+                        }
+                    }
+                })
+                .await
+                .unwrap()
+            });
+            read_rx.recv().unwrap();
+            resetter.join().unwrap();
+            let (err, _) = err;
+            assert!(
+                matches!(
+                    err.kind(),
+                    std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::BrokenPipe
+                ),
+                "{name}: {err:?}"
+            );
+        }
+    });
+}
+
+#[test]
+fn stream_dropped_with_sends_queued_delivers_them_then_eof() {
+    watchdog(TEST_TIMEOUT, || {
+        const LEN: usize = 1 << 20;
+        for (name, rt) in runtimes("stream_dropped_with_sends_queued") {
+            let (mut stream, peer) = pair(&rt);
+            set_buf(stream.as_raw_fd(), libc::SO_SNDBUF, 4096);
+            rt.block_on(async {
+                tokiwa::spawn(async move {
+                    let data: Vec<u8> = (0..LEN).map(byte).collect();
+                    let mut at = 0;
+                    // Accepted without a reader: at most the queue's bound
+                    // plus the socket buffers, so stop at the first wait.
+                    while at < LEN {
+                        let write = stream.write(&data[at..]);
+                        match tokiwa::time::timeout(Duration::from_millis(100), write).await {
+                            Ok(Ok(n)) => at += n,
+                            Ok(Err(e)) => panic!("write: {e}"),
+                            Err(_) => break,
+                        }
+                    }
+                    // Dropped with bytes queued.
+                    drop(stream);
+                    at
+                })
+                .await
+                .unwrap()
+            });
+            // Everything accepted arrives, then EOF (the queue closed the
+            // descriptor once it had sent it), while the runtime runs.
+            let got = rt.block_on(async {
+                tokiwa::task::spawn_blocking(move || {
+                    let mut got = Vec::new();
+                    let mut peer = peer;
+                    peer.read_to_end(&mut got).unwrap();
+                    got
+                })
+                .await
+            });
+            let got = got.unwrap();
+            for (k, b) in got.iter().enumerate() {
+                assert_eq!(*b, byte(k), "{name}: byte {k}");
+            }
+            assert!(!got.is_empty(), "{name}");
+            drop(rt);
+        }
+    });
+}
+
+#[test]
+fn peer_that_never_reads_bounds_memory_and_others_are_served() {
+    watchdog(TEST_TIMEOUT, || {
+        for (name, rt) in runtimes("peer_that_never_reads") {
+            let (mut stuck, stuck_peer) = pair(&rt);
+            set_buf(stuck.as_raw_fd(), libc::SO_SNDBUF, 4096);
+            set_buf(stuck_peer.as_raw_fd(), libc::SO_RCVBUF, 4096);
+            let (mut other, mut other_peer) = pair(&rt);
+            let echo = std::thread::spawn(move || {
+                let mut buf = [0u8; 64];
+                while other_peer.read_exact(&mut buf).is_ok() {
+                    other_peer.write_all(&buf).unwrap();
+                }
+            });
+            let accepted = rt.block_on(async move {
+                let writer = tokiwa::spawn(async move {
+                    let data = vec![7u8; 1 << 20];
+                    let mut accepted = 0usize;
+                    // 100 MiB offered; the writer must stall far short.
+                    while accepted < 100 << 20 {
+                        let write = stuck.write(&data);
+                        match tokiwa::time::timeout(Duration::from_millis(200), write).await {
+                            Ok(Ok(n)) => accepted += n,
+                            Ok(Err(e)) => panic!("write: {e}"),
+                            Err(_) => break,
+                        }
+                    }
+                    (accepted, stuck)
+                });
+                // The same runtime (on a current-thread runtime, the same
+                // worker) still serves another socket meanwhile.
+                for round in 0..100u8 {
+                    other.write_all(&[round; 64]).await.unwrap();
+                    let mut back = [0u8; 64];
+                    other.read_exact(&mut back).await.unwrap();
+                    assert_eq!(back, [round; 64]);
+                }
+                drop(other);
+                writer.await.unwrap()
+            });
+            echo.join().unwrap();
+            let (accepted, stuck) = accepted;
+            // Bounded by the queue (256 KiB) plus the kernel's buffers
+            // (small here, doubled by the kernel, and the loopback's).
+            assert!(
+                accepted < 4 << 20,
+                "{name}: {accepted} bytes accepted from a writer whose peer never reads"
+            );
+            drop(stuck);
+            drop(stuck_peer);
+            drop(rt);
+        }
+    });
+}
+
+#[test]
+fn try_write_and_into_std_wait_for_queued_bytes() {
+    watchdog(TEST_TIMEOUT, || {
+        for (name, rt) in runtimes("try_write_and_into_std") {
+            let (mut stream, peer) = pair(&rt);
+            set_buf(stream.as_raw_fd(), libc::SO_SNDBUF, 4096);
+            set_buf(peer.as_raw_fd(), libc::SO_RCVBUF, 4096);
+            let uring = name.starts_with("Uring");
+            let stream = rt.block_on(async {
+                tokiwa::spawn(async move {
+                    // Fill the socket and queue more.
+                    let data = vec![1u8; 64 << 10];
+                    let mut queued = false;
+                    for _ in 0..64 {
+                        let write = stream.write(&data);
+                        match tokiwa::time::timeout(Duration::from_millis(100), write).await {
+                            Ok(r) => {
+                                r.unwrap();
+                            }
+                            Err(_) => {
+                                queued = true;
+                                break;
+                            }
+                        }
+                    }
+                    assert!(queued, "the writes never waited");
+                    // Never overtakes queued bytes.
+                    let e = stream.try_write(b"x").unwrap_err();
+                    assert_eq!(e.kind(), std::io::ErrorKind::WouldBlock);
+                    stream
+                })
+                .await
+                .unwrap()
+            });
+            if uring {
+                // Refused while bytes are queued (a std socket cannot send
+                // them); the stream is gone, its bytes still delivered.
+                let e = stream.into_std().unwrap_err();
+                assert_eq!(e.kind(), std::io::ErrorKind::WouldBlock, "{name}");
+            } else {
+                stream.into_std().unwrap();
+            }
+            drop(peer);
+        }
+    });
+}
+
+#[test]
+fn unix_stream_order_and_drop() {
+    watchdog(TEST_TIMEOUT, || {
+        for (name, rt) in runtimes("unix_stream_order_and_drop") {
+            let (a, b) = std::os::unix::net::UnixStream::pair().unwrap();
+            a.set_nonblocking(true).unwrap();
+            let got = rt.block_on(async {
+                let reader = tokiwa::task::spawn_blocking(move || {
+                    let mut got = Vec::new();
+                    let mut b = b;
+                    b.read_to_end(&mut got).unwrap();
+                    got
+                });
+                tokiwa::spawn(async move {
+                    let mut a = UnixStream::from_std(a).unwrap();
+                    let mut at = 0;
+                    while at < 300_000 {
+                        let n = (at % 113 + 1).min(300_000 - at);
+                        let chunk: Vec<u8> = (at..at + n).map(byte).collect();
+                        a.write_all(&chunk).await.unwrap();
+                        at += n;
+                    }
+                    // Dropped unflushed: delivered all the same, then EOF.
+                })
+                .await
+                .unwrap();
+                reader.await.unwrap()
+            });
+            assert_eq!(got.len(), 300_000, "{name}");
+            for (k, b) in got.iter().enumerate() {
+                assert_eq!(*b, byte(k), "{name}: byte {k}");
+            }
+        }
+    });
+}
+
+#[test]
+fn write_half_dropped_shuts_down_after_its_queued_bytes() {
+    watchdog(TEST_TIMEOUT, || {
+        for (name, rt) in runtimes("write_half_dropped") {
+            let (stream, peer) = pair(&rt);
+            rt.block_on(async {
+                let reader =
+                    tokiwa::task::spawn_blocking(move || read_and_check(peer, 500_000, 8192));
+                tokiwa::spawn(async move {
+                    let (_r, mut w) = stream.into_split();
+                    let data: Vec<u8> = (0..500_000).map(byte).collect();
+                    for chunk in data.chunks(1000) {
+                        w.write_all(chunk).await.unwrap();
+                    }
+                    // The half-close on drop comes after the bytes.
+                    drop(w);
+                    std::future::pending::<()>().await
+                });
+                reader
+                    .await
+                    .unwrap_or_else(|_| panic!("{name}: reader failed"));
+            });
+        }
+    });
+}
