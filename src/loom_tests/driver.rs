@@ -109,21 +109,41 @@ fn spawn_poll_thread(
     })
 }
 
-/// A worker going to sleep while events arrive: one, then
-/// `events_after_wake` more after it woke and went to sleep again. With
-/// `other_worker`, another worker reaps the sleeping worker's epoll once,
-/// as `driver::Handle::maintain` reaps sleeping workers' reactors,
-/// possibly between the watch firing and the poll thread's reap; the
-/// tasks it wakes run on that other worker, which wakes nobody.
-///
-/// Last comes a final event, once the other worker is done: only the
-/// worker or its poll thread can take it, so the worker ends only if its
-/// epoll is still watched or reaped.
+/// What a [`sleep_through`] model adds to its worker and kernel.
+#[derive(Clone, Copy, Default)]
+struct Scenario {
+    /// Events after the first, once the worker woke and slept again.
+    events_after_wake: usize,
+    /// Another worker reaps the sleeping worker's epoll once, as
+    /// `driver::Handle::maintain` reaps sleeping workers' reactors,
+    /// possibly between the watch firing and the poll thread's reap; the
+    /// tasks it wakes run on that other worker, which wakes nobody.
+    other_worker: bool,
+    /// The worker skips its last reap before it arms (what its back-off
+    /// does, `legacy/reap_backoff.rs`): only the arm's re-check and the
+    /// poll thread see the events then.
+    skip_last_reap: bool,
+    /// Another thread unparks the worker once (a task pushed by a peer or
+    /// a timer): the worker wakes with its watch still armed, and its next
+    /// park leaves it armed (`PollGate::armed`).
+    nudge: bool,
+}
+
+/// A worker going to sleep while events arrive: one, then the scenario's
+/// others. Last comes a final event, once the other worker is done: only
+/// the worker or its poll thread can take it, so the worker ends only if
+/// its epoll is still watched or reaped.
 ///
 /// Three preemptions: the stolen-events race (fire, steal, empty reap,
 /// then a new event) needs three to show.
-fn sleep_through(events_after_wake: usize, other_worker: bool) {
+fn sleep_through(scenario: Scenario) {
     model_with_preemptions(3, move || {
+        let Scenario {
+            events_after_wake,
+            other_worker,
+            skip_last_reap,
+            nudge,
+        } = scenario;
         let watch = FakeWatch::new();
         let gate = Arc::new(PollGate::new(watch.clone()).unwrap());
         let mut parker = Parker::new();
@@ -134,6 +154,10 @@ fn sleep_through(events_after_wake: usize, other_worker: bool) {
         // The worker starts awake (a thread attached it).
         gate.worker_awake();
 
+        let nudger = nudge.then(|| {
+            let unparker = unparker.clone();
+            thread::spawn(move || unparker.unpark())
+        });
         let poll_thread = spawn_poll_thread(&gate, &watch, &handled, unparker);
         // The worker sleeps until every event was handled: last reap, arm,
         // block, as `driver::Handle::park` does.
@@ -141,7 +165,7 @@ fn sleep_through(events_after_wake: usize, other_worker: bool) {
             let (gate, watch, handled) = (gate.clone(), watch.clone(), handled.clone());
             thread::spawn(move || {
                 while handled.load(SeqCst) < total {
-                    let n = watch.reap();
+                    let n = if skip_last_reap { 0 } else { watch.reap() };
                     handled.fetch_add(n, SeqCst);
                     if n == 0 && handled.load(SeqCst) < total {
                         gate.worker_parking().unwrap();
@@ -167,6 +191,9 @@ fn sleep_through(events_after_wake: usize, other_worker: bool) {
         if let Some(other) = other {
             other.join().unwrap();
         }
+        if let Some(nudger) = nudger {
+            nudger.join().unwrap();
+        }
         watch.push();
 
         worker.join().unwrap();
@@ -177,17 +204,49 @@ fn sleep_through(events_after_wake: usize, other_worker: bool) {
 
 #[test]
 fn loom_event_reaches_a_worker_going_to_sleep() {
-    sleep_through(0, false);
+    sleep_through(Scenario::default());
 }
 
 #[test]
 fn loom_events_reach_a_worker_that_sleeps_again() {
-    sleep_through(1, false);
+    sleep_through(Scenario {
+        events_after_wake: 1,
+        ..Scenario::default()
+    });
 }
 
 #[test]
 fn loom_events_reach_a_sleeper_whose_epoll_another_worker_reaped() {
-    sleep_through(1, true);
+    sleep_through(Scenario {
+        events_after_wake: 1,
+        other_worker: true,
+        ..Scenario::default()
+    });
+}
+
+/// The back-off of the last reap is safe: a worker that never reaps
+/// before it arms still gets every event (the arm re-checks the epoll).
+#[test]
+fn loom_events_reach_a_worker_that_skips_its_last_reap() {
+    sleep_through(Scenario {
+        events_after_wake: 1,
+        skip_last_reap: true,
+        ..Scenario::default()
+    });
+}
+
+/// A worker woken by another thread parks again with its watch still
+/// armed and does not re-arm it, unless the watch fired meanwhile (the
+/// poll thread then cleared `armed`, or saw the worker parked and served
+/// it). Without its last reap, only the watch stands between an event and
+/// a worker that sleeps forever.
+#[test]
+fn loom_events_reach_a_worker_woken_by_another_thread() {
+    sleep_through(Scenario {
+        skip_last_reap: true,
+        nudge: true,
+        ..Scenario::default()
+    });
 }
 
 /// A current-thread runtime outside `block_on`: nobody drives the worker,

@@ -458,9 +458,11 @@ impl Handle {
         false
     }
 
-    /// Reaps worker `index`'s own reactor or ring without blocking.
-    /// Returns whether anything was woken.
-    fn reap_own(&self, index: usize, busy: bool) -> bool {
+    /// Reaps worker `index`'s own reactor or ring without blocking
+    /// (`Reap::Parking`: the last reap before it sleeps). Returns whether
+    /// anything was woken.
+    fn reap_own(&self, index: usize, reap: park::Reap) -> bool {
+        let busy = reap == park::Reap::Busy;
         // The modes are exclusive: a worker has a ring or a reactor.
         #[cfg(feature = "uring")]
         if let Some(ring) = self.ring(index) {
@@ -468,6 +470,9 @@ impl Handle {
         }
         #[cfg(tokiwa_io_driver)]
         if let Some(reactor) = self.reactors().get(index) {
+            if reap == park::Reap::Parking {
+                return reactor.reap_before_park() > 0;
+            }
             return reactor.reap(busy) > 0;
         }
         let _ = (index, busy);
@@ -482,7 +487,7 @@ impl Handle {
         {
             let reactors = self.reactors();
             let n = reactors.len();
-            // Backs off while such reaps find nothing (`peer_reaps.rs`).
+            // Backs off while such reaps find nothing (`reap_backoff.rs`).
             let Some(backoff) = reactors.get(index).map(|r| &r.peer_reaps) else {
                 return false;
             };

@@ -6,6 +6,8 @@
 //! 1. **Last reap**: the worker's own events and expired timers, reaped
 //!    without blocking, and the reactors of workers that are asleep
 //!    (readiness the kernel already has runs here, with no thread hop).
+//!    Legacy mode skips the reaps that keep finding nothing
+//!    (`legacy/reap_backoff.rs`): step 4's arm re-checks the epoll.
 //!    The scheduler lends its core for this ([`ParkSite::with_core`]), so
 //!    what the reap wakes lands on the worker's own queue.
 //! 2. **Re-check** ([`ParkSite::has_local_work`]): work the reap made is
@@ -64,6 +66,18 @@ pub(crate) enum Reach {
     AlsoSleeping,
 }
 
+/// Which of a worker's own reaps [`Handle::reap_own`] makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Reap {
+    /// A busy worker's: at most the busy limit of events.
+    Busy,
+    /// An idle worker's, outside a park (a spinner's).
+    Idle,
+    /// The last one before the worker sleeps, which legacy mode may skip
+    /// (`legacy/reap_backoff.rs`).
+    Parking,
+}
+
 /// How long a worker sleeps at most when its poll thread could not be
 /// told (its watch failed to arm, which only a kernel bug could cause): it
 /// then reaps its own events this often.
@@ -96,7 +110,7 @@ impl Handle {
     /// again after every return.
     pub(crate) fn park(&self, index: usize, parker: &mut Parker, site: &mut impl ParkSite) {
         site.with_core(|| {
-            self.maintain(index, Reach::AlsoSleeping);
+            self.look(index, Reach::AlsoSleeping, Reap::Parking);
         });
         if site.has_local_work() {
             return;
@@ -143,11 +157,20 @@ impl Handle {
     /// `reach` says and fires worker `index`'s expired timers. Returns
     /// whether anything was woken.
     pub(crate) fn maintain(&self, index: usize, reach: Reach) -> bool {
+        let reap = match reach {
+            Reach::Own => Reap::Busy,
+            Reach::AlsoSleeping => Reap::Idle,
+        };
+        self.look(index, reach, reap)
+    }
+
+    /// [`Handle::maintain`], with the worker's own reap of kind `reap`.
+    fn look(&self, index: usize, reach: Reach, reap: Reap) -> bool {
         // A runtime turn publishes the signal deliveries so far (listeners
         // created from now on do not replay them; `signal/registry.rs`).
         #[cfg(any(feature = "signal", feature = "process"))]
         crate::signal_registry::publish();
-        let mut woke = self.reap_own(index, reach == Reach::Own);
+        let mut woke = self.reap_own(index, reap);
         woke |= self.process_timers(index);
         woke |= self.serve_stalled(index, reach);
         if woke || reach == Reach::Own {

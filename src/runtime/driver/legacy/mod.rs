@@ -10,12 +10,12 @@
 //!   event at a time;
 //! * `placement.rs`: which worker's reactor polls a resource (for one made
 //!   off the workers: its first waiter's);
-//! * `peer_reaps.rs`: how often a worker about to sleep reaps its sleeping
-//!   peers' epolls.
-mod peer_reaps;
+//! * `reap_backoff.rs`: how often a worker about to sleep reaps its
+//!   sleeping peers' epolls, and its own.
 mod placement;
 pub(crate) mod poll_gate;
 mod reactor;
+mod reap_backoff;
 mod watch;
 
 pub(crate) use placement::Placement;

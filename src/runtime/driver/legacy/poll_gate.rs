@@ -27,6 +27,20 @@
 //! futex calls and 1.0 `epoll_wait` per request, against tokio's 0.1 and
 //! 0.3. Arming is one syscall that wakes nobody unless an event is there.
 //!
+//! **Armed once, not at every park** (`PollGate::armed`). A worker woken
+//! by something else than its poll thread (a task another worker or the
+//! accept loop pushed, a timer) left its watch armed, and re-arming it at
+//! the next park was an `epoll_ctl` that changed nothing: on the
+//! connection-churn row 2.1 `epoll_ctl` per connection where tokio makes
+//! 1.0. So the gate remembers whether the watch is armed: the worker
+//! arms only when it is not, and the poll thread clears the flag whenever
+//! its wait returns `Fired` (the kernel disarmed the one-shot watch). The
+//! two sides order themselves Dekker-style, with a `SeqCst` fence on each
+//! side: the worker does *store parked, fence, swap armed*, the poll
+//! thread *clear armed, fence, load parked*, so a worker that skips the arm after a fire it
+//! did not see is seen parked by the poll thread, which then reaps and
+//! delivers or re-arms, as for any sleeper.
+//!
 //! **Delivery.** What the poll thread reaps for a sleeping worker goes to
 //! that worker: the tasks are queued without the scheduler's notify, and
 //! the poll thread unparks the worker itself (`reactor.rs`). Their sockets
@@ -49,7 +63,7 @@
 //! and whenever the watch fires while the worker is awake, the poll thread
 //! waits with a timeout, and when the worker's reap count has not moved
 //! over a whole timeout it reaps for it.
-use crate::loom::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use crate::loom::sync::atomic::{fence, AtomicBool, AtomicU64, Ordering};
 use std::io;
 use std::time::Duration;
 
@@ -107,6 +121,15 @@ pub(crate) struct PollGate<W> {
     /// poll thread and by other workers deciding whose epoll to reap; a
     /// hint for both: correctness rests on the watch, not on this flag.
     parked: AtomicBool,
+    /// Whether the watch is armed, as far as the worker need know: set by
+    /// whoever arms it, cleared by the poll thread when a wait returns
+    /// `Fired` (the one-shot watch disarmed itself) and by a detach. See
+    /// the module doc for why `SeqCst`. Every write is a swap: a
+    /// read-modify-write is ordered after every earlier write to the flag
+    /// (its read sees the newest), which loom models exactly, where a
+    /// plain `SeqCst` store could be modelled as ordered before a swap
+    /// that already ran, a false lost wakeup.
+    armed: AtomicBool,
     /// Reaps the worker made. `Relaxed`: a progress count for the
     /// stuck-worker check, ordered by nothing else.
     reaps: AtomicU64,
@@ -123,6 +146,7 @@ impl<W: Watch> PollGate<W> {
         Ok(PollGate {
             watch,
             parked: AtomicBool::new(true),
+            armed: AtomicBool::new(true),
             reaps: AtomicU64::new(0),
         })
     }
@@ -132,7 +156,26 @@ impl<W: Watch> PollGate<W> {
     /// the worker must not sleep long on its own (see `driver/park.rs`).
     pub(crate) fn worker_parking(&self) -> io::Result<()> {
         self.parked.store(true, Ordering::SeqCst);
-        self.watch.arm()
+        // Orders the store above before the read below, against the poll
+        // thread's *clear armed, fence, load parked* (a fence, not only
+        // `SeqCst` accesses, which loom models as `AcqRel`).
+        fence(Ordering::SeqCst);
+        // Still armed since the last arm (no fire since): the kernel
+        // reports every event from then on, nothing to do.
+        if self.armed.swap(true, Ordering::SeqCst) {
+            return Ok(());
+        }
+        self.arm()
+    }
+
+    /// Arms the watch; on failure the flag says disarmed again.
+    fn arm(&self) -> io::Result<()> {
+        self.armed.swap(true, Ordering::SeqCst);
+        let armed = self.watch.arm();
+        if armed.is_err() {
+            self.armed.swap(false, Ordering::SeqCst);
+        }
+        armed
     }
 
     /// The worker is awake and reaps its own events. The watch may stay
@@ -152,6 +195,7 @@ impl<W: Watch> PollGate<W> {
     /// check stays off. A failed disarm only lets that happen later.
     pub(crate) fn worker_detached(&self) -> io::Result<()> {
         self.parked.store(true, Ordering::SeqCst);
+        self.armed.swap(false, Ordering::SeqCst);
         self.watch.disarm()
     }
 
@@ -182,6 +226,13 @@ impl<W: Watch> PollGate<W> {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => panic!("tokiwa poll thread: epoll_wait failed: {e}"),
             };
+            if woken == Woken::Fired {
+                // The one-shot watch disarmed itself: the worker's next
+                // park must arm it again. Cleared before `parked` is read
+                // (see the module doc).
+                self.armed.swap(false, Ordering::SeqCst);
+                fence(Ordering::SeqCst);
+            }
             match woken {
                 Woken::Stopped => return Turn::Stop,
                 Woken::Fired if self.is_worker_parked() => {
@@ -215,7 +266,7 @@ impl<W: Watch> PollGate<W> {
     /// Without (another worker's reap took them first), the watch is
     /// re-armed, or the worker woken if that fails.
     pub(crate) fn delivered(&self, events: usize, unpark: impl FnOnce()) {
-        if events > 0 || self.watch.arm().is_err() {
+        if events > 0 || self.arm().is_err() {
             unpark();
         }
     }

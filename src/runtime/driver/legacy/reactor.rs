@@ -36,8 +36,8 @@
 //! **Edge-triggered.** Every registration uses `EPOLLET`: the kernel
 //! reports each transition once, and readiness is cleared only when an
 //! operation returns `WouldBlock` (see `scheduled_io.rs`).
-use super::peer_reaps::PeerReaps;
 use super::poll_gate::{PollGate, Turn, Watching};
+use super::reap_backoff::ReapBackoff;
 use super::watch::EpollWatch;
 use crate::io::{Interest, Ready};
 use crate::runtime::driver::scheduled_io::{shutdown_error, ScheduledIo};
@@ -77,7 +77,9 @@ pub(crate) struct Reactor {
     /// nothing.
     reap_buffer: Mutex<(Events, Vec<Waker>)>,
     /// The owning worker's back-off on reaping its sleeping peers.
-    pub(crate) peer_reaps: PeerReaps,
+    pub(crate) peer_reaps: ReapBackoff,
+    /// Its back-off on its own last reap before it sleeps.
+    last_reaps: ReapBackoff,
 }
 
 struct Registry {
@@ -182,7 +184,8 @@ impl Reactor {
             worker,
             busy_limit: per_busy_tick.clamp(1, per_tick),
             reap_buffer: Mutex::new((Events::new(per_tick), Vec::new())),
-            peer_reaps: PeerReaps::default(),
+            peer_reaps: ReapBackoff::default(),
+            last_reaps: ReapBackoff::default(),
         });
         let poller = reactor.clone();
         let events = Events::new(per_tick);
@@ -336,6 +339,19 @@ impl Reactor {
         for waker in wakers.drain(..) {
             waker.wake();
         }
+        n
+    }
+
+    /// The owning worker's last reap before it sleeps, unless such reaps
+    /// have been finding nothing (`reap_backoff.rs`): arming the watch
+    /// re-checks the epoll, so a skipped reap loses no event. Returns how
+    /// many events were seen.
+    pub(crate) fn reap_before_park(&self) -> usize {
+        if !self.last_reaps.due() {
+            return 0;
+        }
+        let n = self.reap(false);
+        self.last_reaps.record(n > 0);
         n
     }
 
