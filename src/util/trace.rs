@@ -1,0 +1,38 @@
+//! What tokio-console sees of resources (`tokio_unstable` + `tracing` only).
+//!
+//! tokio instruments its timers and sync primitives as *resources*: a
+//! `runtime.resource` span per instance (fields `concrete_type`, `kind`,
+//! `loc.*`), events on target `runtime::resource::state_update` when its
+//! state changes (`<field>`, `<field>.op` = `override`, `add` or `sub`),
+//! and for each operation a task waits on (an *async op*) a
+//! `runtime.resource.async_op` span (`source`) with a
+//! `runtime.resource.async_op.poll` child, all three entered around each
+//! poll, with a `runtime::resource::poll_op` event (`op_name`, `is_ready`)
+//! per poll. console-subscriber turns those into its resource list and
+//! links the async ops to the tasks that polled them.
+//!
+//! The spans are created where the resource is (so their targets are
+//! tokio's module paths: `tokio::time::sleep`, `tokio::sync::…`); this
+//! module holds what they share. Without the cfg nothing here is compiled.
+use std::task::Poll;
+
+/// The spans of one async op of a resource. Field order is drop order,
+/// which tokio's tests observe: the async op, its poll span, the resource.
+#[derive(Debug, Clone)]
+pub(crate) struct AsyncOpCtx {
+    pub(crate) async_op_span: tracing::Span,
+    pub(crate) async_op_poll_span: tracing::Span,
+    pub(crate) resource_span: tracing::Span,
+}
+
+/// Reports one poll of an async op named `name` and what it returned.
+#[inline]
+pub(crate) fn poll_op<T>(name: &'static str, poll: Poll<T>) -> Poll<T> {
+    let is_ready = poll.is_ready();
+    tracing::trace!(
+        target: "runtime::resource::poll_op",
+        op_name = name,
+        is_ready = is_ready,
+    );
+    poll
+}
