@@ -24,6 +24,14 @@ use std::sync::Arc;
 ///
 /// Fair: waiting tasks get the lock in the order they called `lock`.
 pub struct Mutex<T: ?Sized> {
+    /// tokio-console's resource (`util/trace.rs`); first, so it closes
+    /// before the semaphore's, as tokio's.
+    ///
+    /// Held, not read: the console lists the resource until the span
+    /// closes, which is when the primitive is dropped.
+    #[cfg(all(tokio_unstable, feature = "tracing"))]
+    #[allow(dead_code)]
+    resource_span: tracing::Span,
     s: FairSemaphore,
     c: UnsafeCell<T>,
 }
@@ -99,10 +107,29 @@ fn never_closed() -> ! {
 
 impl<T: ?Sized> Mutex<T> {
     /// Creates an unlocked mutex around `t`.
+    #[cfg_attr(all(tokio_unstable, feature = "tracing"), track_caller)]
     pub fn new(t: T) -> Self
     where
         T: Sized,
     {
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        {
+            let resource_span = crate::util::trace::sync_resource_span!(
+                "tokio::sync::mutex",
+                "Mutex",
+                std::panic::Location::caller()
+            );
+            let s = resource_span.in_scope(|| {
+                tracing::trace!(target: "runtime::resource::state_update", locked = false);
+                FairSemaphore::new_traced(1)
+            });
+            Mutex {
+                resource_span,
+                s,
+                c: UnsafeCell::new(t),
+            }
+        }
+        #[cfg(not(all(tokio_unstable, feature = "tracing")))]
         Mutex {
             s: FairSemaphore::new(1),
             c: UnsafeCell::new(t),
@@ -116,6 +143,8 @@ impl<T: ?Sized> Mutex<T> {
         T: Sized,
     {
         Mutex {
+            #[cfg(all(tokio_unstable, feature = "tracing"))]
+            resource_span: tracing::Span::none(),
             s: FairSemaphore::new(1),
             c: UnsafeCell::new(t),
         }

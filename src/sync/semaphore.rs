@@ -14,6 +14,14 @@ use std::sync::Arc;
 /// assigned to it.
 #[derive(Debug)]
 pub struct Semaphore {
+    /// tokio-console's resource (`util/trace.rs`); first, so it closes
+    /// before the inner semaphore's, as tokio's.
+    ///
+    /// Held, not read: the console lists the resource until the span
+    /// closes, which is when the primitive is dropped.
+    #[cfg(all(tokio_unstable, feature = "tracing"))]
+    #[allow(dead_code)]
+    resource_span: tracing::Span,
     ll_sem: FairSemaphore,
 }
 
@@ -46,6 +54,20 @@ impl Semaphore {
     /// If `permits` exceeds [`Semaphore::MAX_PERMITS`].
     #[track_caller]
     pub fn new(permits: usize) -> Semaphore {
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        {
+            let resource_span = crate::util::trace::sync_resource_span!(
+                "tokio::sync::semaphore",
+                "Semaphore",
+                std::panic::Location::caller()
+            );
+            let ll_sem = resource_span.in_scope(|| FairSemaphore::new_traced(permits));
+            Semaphore {
+                resource_span,
+                ll_sem,
+            }
+        }
+        #[cfg(not(all(tokio_unstable, feature = "tracing")))]
         Semaphore {
             ll_sem: FairSemaphore::new(permits),
         }
@@ -60,6 +82,8 @@ impl Semaphore {
     #[cfg(not(tokiwa_loom))]
     pub const fn const_new(permits: usize) -> Semaphore {
         Semaphore {
+            #[cfg(all(tokio_unstable, feature = "tracing"))]
+            resource_span: tracing::Span::none(),
             ll_sem: FairSemaphore::new(permits),
         }
     }

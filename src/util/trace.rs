@@ -36,3 +36,22 @@ pub(crate) fn poll_op<T>(name: &'static str, poll: Poll<T>) -> Poll<T> {
     );
     poll
 }
+
+/// The `runtime.resource` span of a sync primitive created at `$loc` (a
+/// `&'static Location`), with tokio's target for it and no parent.
+macro_rules! sync_resource_span {
+    ($target:literal, $concrete_type:literal, $loc:expr) => {{
+        let loc: &'static std::panic::Location<'static> = $loc;
+        tracing::trace_span!(
+            target: $target,
+            parent: None,
+            "runtime.resource",
+            concrete_type = $concrete_type,
+            kind = "Sync",
+            loc.file = loc.file(),
+            loc.line = loc.line(),
+            loc.col = loc.column(),
+        )
+    }};
+}
+pub(crate) use sync_resource_span;

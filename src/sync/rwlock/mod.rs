@@ -32,6 +32,14 @@ const MAX_READS: u32 = u32::MAX >> 3;
 /// An asynchronous reader-writer lock: many readers or one writer at a
 /// time, served in the order they asked.
 pub struct RwLock<T: ?Sized> {
+    /// tokio-console's resource (`util/trace.rs`); first, so it closes
+    /// before the semaphore's, as tokio's.
+    ///
+    /// Held, not read: the console lists the resource until the span
+    /// closes, which is when the primitive is dropped.
+    #[cfg(all(tokio_unstable, feature = "tracing"))]
+    #[allow(dead_code)]
+    resource_span: tracing::Span,
     /// Maximum number of concurrent readers: the permits a writer takes.
     mr: u32,
     s: FairSemaphore,
@@ -43,6 +51,25 @@ pub struct RwLock<T: ?Sized> {
 unsafe impl<T> Send for RwLock<T> where T: ?Sized + Send {}
 // SAFETY: as above.
 unsafe impl<T> Sync for RwLock<T> where T: ?Sized + Send + Sync {}
+
+/// The resource span of a lock of `max_reads` readers and its semaphore,
+/// as tokio-console sees them (`util/trace.rs`).
+#[cfg(all(tokio_unstable, feature = "tracing"))]
+#[track_caller]
+fn traced(max_reads: u32) -> (tracing::Span, FairSemaphore) {
+    let resource_span = crate::util::trace::sync_resource_span!(
+        "tokio::sync::rwlock",
+        "RwLock",
+        std::panic::Location::caller()
+    );
+    resource_span.in_scope(|| {
+        tracing::trace!(target: "runtime::resource::state_update", max_readers = max_reads);
+        tracing::trace!(target: "runtime::resource::state_update", write_locked = false);
+        tracing::trace!(target: "runtime::resource::state_update", current_readers = 0);
+    });
+    let s = resource_span.in_scope(|| FairSemaphore::new_traced(max_reads as usize));
+    (resource_span, s)
+}
 
 /// The semaphore of a lock is never closed.
 fn never_closed() -> ! {
@@ -57,9 +84,15 @@ impl<T: ?Sized> RwLock<T> {
     where
         T: Sized,
     {
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        let (resource_span, s) = traced(MAX_READS);
+        #[cfg(not(all(tokio_unstable, feature = "tracing")))]
+        let s = FairSemaphore::new(MAX_READS as usize);
         RwLock {
+            #[cfg(all(tokio_unstable, feature = "tracing"))]
+            resource_span,
             mr: MAX_READS,
-            s: FairSemaphore::new(MAX_READS as usize),
+            s,
             c: UnsafeCell::new(value),
         }
     }
@@ -80,9 +113,15 @@ impl<T: ?Sized> RwLock<T> {
             max_reads <= MAX_READS,
             "a RwLock may not be created with more than {MAX_READS} readers"
         );
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        let (resource_span, s) = traced(max_reads);
+        #[cfg(not(all(tokio_unstable, feature = "tracing")))]
+        let s = FairSemaphore::new(max_reads as usize);
         RwLock {
+            #[cfg(all(tokio_unstable, feature = "tracing"))]
+            resource_span,
             mr: max_reads,
-            s: FairSemaphore::new(max_reads as usize),
+            s,
             c: UnsafeCell::new(value),
         }
     }
@@ -94,6 +133,8 @@ impl<T: ?Sized> RwLock<T> {
         T: Sized,
     {
         RwLock {
+            #[cfg(all(tokio_unstable, feature = "tracing"))]
+            resource_span: tracing::Span::none(),
             mr: MAX_READS,
             s: FairSemaphore::new(MAX_READS as usize),
             c: UnsafeCell::new(value),
@@ -114,6 +155,8 @@ impl<T: ?Sized> RwLock<T> {
         assert!(max_reads != 0, "a RwLock may not be created with 0 readers");
         assert!(max_reads <= MAX_READS);
         RwLock {
+            #[cfg(all(tokio_unstable, feature = "tracing"))]
+            resource_span: tracing::Span::none(),
             mr: max_reads,
             s: FairSemaphore::new(max_reads as usize),
             c: UnsafeCell::new(value),
