@@ -38,7 +38,9 @@ pub(crate) fn poll_op<T>(name: &'static str, poll: Poll<T>) -> Poll<T> {
 }
 
 /// The `runtime.resource` span of a sync primitive created at `$loc` (a
-/// `&'static Location`), with tokio's target for it and no parent.
+/// `&'static Location`), with tokio's target for it and no parent. (The
+/// primitives are tokiwa's own only as the package named tokio.)
+#[cfg(all(feature = "sync", tokiwa_own_vocabulary))]
 macro_rules! sync_resource_span {
     ($target:literal, $concrete_type:literal, $loc:expr) => {{
         let loc: &'static std::panic::Location<'static> = $loc;
@@ -54,4 +56,5 @@ macro_rules! sync_resource_span {
         )
     }};
 }
+#[cfg(all(feature = "sync", tokiwa_own_vocabulary))]
 pub(crate) use sync_resource_span;

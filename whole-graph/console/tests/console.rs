@@ -6,7 +6,7 @@
 //! (`task::Builder::name`) that are polled several times, connects with
 //! console-api's `InstrumentClient` (what the `tokio-console` TUI uses) and
 //! reads `watch_updates` until the task list has those names with their
-//! poll counts and busy time. That only works if tokiwa, built as `tokio`
+//! poll counts, busy time and wakes (the wakes come from the waker events). That only works if tokiwa, built as `tokio`
 //! with `--cfg tokio_unstable` and the `tracing` feature, emits tokio's
 //! `runtime.spawn` spans (names, fields) and enters them around each poll.
 //!
@@ -40,6 +40,8 @@ struct Listed {
     kind: String,
     polls: u64,
     busy: Duration,
+    wakes: u64,
+    waker_clones: u64,
 }
 
 fn drivers() -> Vec<Driver> {
@@ -114,8 +116,8 @@ fn run() {
         println!("task list read from the console API, {driver:?} driver:");
         for task in &listed {
             println!(
-                "  {:<28} kind={:<6} polls={:<3} busy={:?}",
-                task.name, task.kind, task.polls, task.busy
+                "  {:<28} kind={:<6} polls={:<3} busy={:<12?} wakes={:<3} waker_clones={}",
+                task.name, task.kind, task.polls, task.busy, task.wakes, task.waker_clones
             );
         }
     }
@@ -183,8 +185,10 @@ async fn check(addr: std::net::SocketAddr, names: &[String]) -> Vec<Listed> {
             }
         }
         for (id, stats) in task_update.stats_update {
+            let entry = tasks.entry(id).or_default();
+            entry.wakes = stats.wakes;
+            entry.waker_clones = stats.waker_clones;
             if let Some(poll) = stats.poll_stats {
-                let entry = tasks.entry(id).or_default();
                 entry.polls = poll.polls;
                 if let Some(busy) = poll.busy_time {
                     entry.busy = Duration::new(busy.seconds as u64, busy.nanos as u32);
@@ -198,7 +202,7 @@ async fn check(addr: std::net::SocketAddr, names: &[String]) -> Vec<Listed> {
         let complete = found.len() == names.len()
             && found
                 .iter()
-                .all(|t| t.polls > POLLS && t.busy > Duration::ZERO);
+                .all(|t| t.polls > POLLS && t.busy > Duration::ZERO && t.wakes >= POLLS);
         if complete {
             for task in &found {
                 assert_eq!(task.kind, "task", "{task:?}");
