@@ -26,11 +26,7 @@ use std::sync::Arc;
 pub struct Mutex<T: ?Sized> {
     /// tokio-console's resource (`util/trace.rs`); first, so it closes
     /// before the semaphore's, as tokio's.
-    ///
-    /// Held, not read: the console lists the resource until the span
-    /// closes, which is when the primitive is dropped.
     #[cfg(all(tokio_unstable, feature = "tracing"))]
-    #[allow(dead_code)]
     resource_span: tracing::Span,
     s: FairSemaphore,
     c: UnsafeCell<T>,
@@ -153,7 +149,16 @@ impl<T: ?Sized> Mutex<T> {
     /// Waits for the lock. Cancel safe: a dropped `lock()` future loses its
     /// place in the queue and nothing else.
     pub async fn lock(&self) -> MutexGuard<'_, T> {
-        if self.s.acquire(1).await.is_err() {
+        let acquire = self.s.acquire(1);
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        let acquire = crate::util::trace::async_op(
+            acquire,
+            &self.resource_span,
+            "Mutex::lock",
+            "poll",
+            false,
+        );
+        if acquire.await.is_err() {
             never_closed();
         }
         MutexGuard { lock: self }
@@ -182,7 +187,16 @@ impl<T: ?Sized> Mutex<T> {
     /// Waits for the lock, returning a guard that owns an `Arc` of the
     /// mutex (`'static` when `T` is).
     pub async fn lock_owned(self: Arc<Self>) -> OwnedMutexGuard<T> {
-        if self.s.acquire(1).await.is_err() {
+        let acquire = self.s.acquire(1);
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        let acquire = crate::util::trace::async_op(
+            acquire,
+            &self.resource_span,
+            "Mutex::lock_owned",
+            "poll",
+            false,
+        );
+        if acquire.await.is_err() {
             never_closed();
         }
         OwnedMutexGuard { lock: self }

@@ -16,11 +16,7 @@ use std::sync::Arc;
 pub struct Semaphore {
     /// tokio-console's resource (`util/trace.rs`); first, so it closes
     /// before the inner semaphore's, as tokio's.
-    ///
-    /// Held, not read: the console lists the resource until the span
-    /// closes, which is when the primitive is dropped.
     #[cfg(all(tokio_unstable, feature = "tracing"))]
-    #[allow(dead_code)]
     resource_span: tracing::Span,
     ll_sem: FairSemaphore,
 }
@@ -113,7 +109,16 @@ impl Semaphore {
     /// Cancel safe: dropping the future loses the place in the queue, and
     /// nothing else.
     pub async fn acquire(&self) -> Result<SemaphorePermit<'_>, AcquireError> {
-        self.ll_sem.acquire(1).await?;
+        let acquire = self.ll_sem.acquire(1);
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        let acquire = crate::util::trace::async_op(
+            acquire,
+            &self.resource_span,
+            "Semaphore::acquire",
+            "poll",
+            true,
+        );
+        acquire.await?;
         Ok(SemaphorePermit {
             sem: self,
             permits: 1,
@@ -123,7 +128,16 @@ impl Semaphore {
     /// Waits for `n` permits, all at once. Fails only if the semaphore is
     /// closed.
     pub async fn acquire_many(&self, n: u32) -> Result<SemaphorePermit<'_>, AcquireError> {
-        self.ll_sem.acquire(n as usize).await?;
+        let acquire = self.ll_sem.acquire(n as usize);
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        let acquire = crate::util::trace::async_op(
+            acquire,
+            &self.resource_span,
+            "Semaphore::acquire_many",
+            "poll",
+            true,
+        );
+        acquire.await?;
         Ok(SemaphorePermit {
             sem: self,
             permits: n as usize,
@@ -166,7 +180,16 @@ impl Semaphore {
 
     /// Waits for one permit, owned (`'static`).
     pub async fn acquire_owned(self: Arc<Self>) -> Result<OwnedSemaphorePermit, AcquireError> {
-        self.ll_sem.acquire(1).await?;
+        let acquire = self.ll_sem.acquire(1);
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        let acquire = crate::util::trace::async_op(
+            acquire,
+            &self.resource_span,
+            "Semaphore::acquire_owned",
+            "poll",
+            true,
+        );
+        acquire.await?;
         Ok(OwnedSemaphorePermit {
             sem: self,
             permits: 1,
@@ -178,7 +201,16 @@ impl Semaphore {
         self: Arc<Self>,
         n: u32,
     ) -> Result<OwnedSemaphorePermit, AcquireError> {
-        self.ll_sem.acquire(n as usize).await?;
+        let acquire = self.ll_sem.acquire(n as usize);
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        let acquire = crate::util::trace::async_op(
+            acquire,
+            &self.resource_span,
+            "Semaphore::acquire_many_owned",
+            "poll",
+            true,
+        );
+        acquire.await?;
         Ok(OwnedSemaphorePermit {
             sem: self,
             permits: n as usize,

@@ -58,3 +58,60 @@ macro_rules! sync_resource_span {
 }
 #[cfg(all(feature = "sync", tokiwa_own_vocabulary))]
 pub(crate) use sync_resource_span;
+
+pin_project_lite::pin_project! {
+    /// A future instrumented as an async op of a resource: the three spans
+    /// entered around each poll, and a `poll_op` event with its outcome.
+    #[cfg(all(feature = "sync", tokiwa_own_vocabulary))]
+    pub(crate) struct AsyncOp<F> {
+        #[pin]
+        inner: F,
+        ctx: AsyncOpCtx,
+        poll_op_name: &'static str,
+    }
+}
+
+/// Makes `inner` an async op (`source`, e.g. `Mutex::lock`) of the
+/// resource of `resource_span`, as tokio's `trace::async_op`.
+#[cfg(all(feature = "sync", tokiwa_own_vocabulary))]
+pub(crate) fn async_op<F>(
+    inner: F,
+    resource_span: &tracing::Span,
+    source: &'static str,
+    poll_op_name: &'static str,
+    inherits_child_attrs: bool,
+) -> AsyncOp<F> {
+    resource_span.in_scope(|| {
+        let async_op_span = tracing::trace_span!(
+            target: "tokio::util::trace",
+            "runtime.resource.async_op",
+            source = source,
+            inherits_child_attrs = inherits_child_attrs,
+        );
+        let async_op_poll_span = async_op_span.in_scope(
+            || tracing::trace_span!(target: "tokio::util::trace", "runtime.resource.async_op.poll"),
+        );
+        AsyncOp {
+            inner,
+            ctx: AsyncOpCtx {
+                async_op_span,
+                async_op_poll_span,
+                resource_span: resource_span.clone(),
+            },
+            poll_op_name,
+        }
+    })
+}
+
+#[cfg(all(feature = "sync", tokiwa_own_vocabulary))]
+impl<F: std::future::Future> std::future::Future for AsyncOp<F> {
+    type Output = F::Output;
+
+    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<F::Output> {
+        let this = self.project();
+        let _resource = this.ctx.resource_span.enter();
+        let _async_op = this.ctx.async_op_span.enter();
+        let _async_op_poll = this.ctx.async_op_poll_span.enter();
+        poll_op(this.poll_op_name, this.inner.poll(cx))
+    }
+}

@@ -34,11 +34,7 @@ const MAX_READS: u32 = u32::MAX >> 3;
 pub struct RwLock<T: ?Sized> {
     /// tokio-console's resource (`util/trace.rs`); first, so it closes
     /// before the semaphore's, as tokio's.
-    ///
-    /// Held, not read: the console lists the resource until the span
-    /// closes, which is when the primitive is dropped.
     #[cfg(all(tokio_unstable, feature = "tracing"))]
-    #[allow(dead_code)]
     resource_span: tracing::Span,
     /// Maximum number of concurrent readers: the permits a writer takes.
     mr: u32,
@@ -186,7 +182,16 @@ impl<T: ?Sized> RwLock<T> {
 
     /// Waits for shared read access. Cancel safe.
     pub async fn read(&self) -> RwLockReadGuard<'_, T> {
-        if self.s.acquire(1).await.is_err() {
+        let acquire = self.s.acquire(1);
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        let acquire = crate::util::trace::async_op(
+            acquire,
+            &self.resource_span,
+            "RwLock::read",
+            "poll",
+            false,
+        );
+        if acquire.await.is_err() {
             never_closed();
         }
         self.read_guard()
@@ -205,7 +210,16 @@ impl<T: ?Sized> RwLock<T> {
     /// Waits for shared read access, returning a guard that owns an `Arc`
     /// of the lock.
     pub async fn read_owned(self: Arc<Self>) -> OwnedRwLockReadGuard<T> {
-        if self.s.acquire(1).await.is_err() {
+        let acquire = self.s.acquire(1);
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        let acquire = crate::util::trace::async_op(
+            acquire,
+            &self.resource_span,
+            "RwLock::read_owned",
+            "poll",
+            false,
+        );
+        if acquire.await.is_err() {
             never_closed();
         }
         let data = self.data() as *const T;
@@ -241,7 +255,16 @@ impl<T: ?Sized> RwLock<T> {
 
     /// Waits for exclusive write access. Cancel safe.
     pub async fn write(&self) -> RwLockWriteGuard<'_, T> {
-        if self.s.acquire(self.mr as usize).await.is_err() {
+        let acquire = self.s.acquire(self.mr as usize);
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        let acquire = crate::util::trace::async_op(
+            acquire,
+            &self.resource_span,
+            "RwLock::write",
+            "poll",
+            false,
+        );
+        if acquire.await.is_err() {
             never_closed();
         }
         self.write_guard()
@@ -260,7 +283,16 @@ impl<T: ?Sized> RwLock<T> {
     /// Waits for exclusive write access, returning a guard that owns an
     /// `Arc` of the lock.
     pub async fn write_owned(self: Arc<Self>) -> OwnedRwLockWriteGuard<T> {
-        if self.s.acquire(self.mr as usize).await.is_err() {
+        let acquire = self.s.acquire(self.mr as usize);
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        let acquire = crate::util::trace::async_op(
+            acquire,
+            &self.resource_span,
+            "RwLock::write_owned",
+            "poll",
+            false,
+        );
+        if acquire.await.is_err() {
             never_closed();
         }
         let data = self.data();

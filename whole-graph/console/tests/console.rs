@@ -14,7 +14,10 @@
 //! each driver's tasks under names of their own; the console server keeps
 //! one runtime of its own for the whole process (one global subscriber).
 //! The task list read back is printed (`--nocapture` shows it).
-#![cfg(tokio_unstable)]
+#[cfg(not(tokio_unstable))]
+compile_error!(
+    "tokio-console needs tokio's instrumentation: build with RUSTFLAGS=\"--cfg tokio_unstable\""
+);
 
 use std::collections::HashMap;
 use std::sync::mpsc;
@@ -112,7 +115,8 @@ fn run() {
         let names: Vec<String> = (0..TASKS)
             .map(|i| format!("console-probe-{driver:?}-{i}").to_lowercase())
             .collect();
-        let listed = rt.block_on(check(addr, &names));
+        let locker = format!("console-probe-{driver:?}-lock").to_lowercase();
+        let (listed, lock_op) = rt.block_on(check(addr, &names, &locker));
         println!("task list read from the console API, {driver:?} driver:");
         for task in &listed {
             println!(
@@ -120,12 +124,19 @@ fn run() {
                 task.name, task.kind, task.polls, task.busy, task.wakes, task.waker_clones
             );
         }
+        println!("  async op {lock_op}");
     }
 }
 
-/// Spawns `names`, each polled `POLLS` times, and reads the console's task
-/// list until it has them all with their polls and some busy time.
-async fn check(addr: std::net::SocketAddr, names: &[String]) -> Vec<Listed> {
+/// Spawns `names`, each polled `POLLS` times, and `locker`, which locks a
+/// `Mutex`; reads the console's task list until it has them all with their
+/// polls, busy time and wakes, and the lock as an async op of a `Mutex`
+/// resource polled by `locker`.
+async fn check(
+    addr: std::net::SocketAddr,
+    names: &[String],
+    locker: &str,
+) -> (Vec<Listed>, String) {
     let mut handles = Vec::new();
     for name in names {
         let handle = tokio::task::Builder::new()
@@ -141,9 +152,18 @@ async fn check(addr: std::net::SocketAddr, names: &[String]) -> Vec<Listed> {
             .unwrap();
         handles.push(handle);
     }
+    let mutex = std::sync::Arc::new(tokio::sync::Mutex::new(0_u32));
+    let locked = mutex.clone();
+    handles.push(
+        tokio::task::Builder::new()
+            .name(locker)
+            .spawn(async move { *locked.lock().await += 1 })
+            .unwrap(),
+    );
     for handle in handles {
         handle.await.unwrap();
     }
+    assert_eq!(*mutex.lock().await, 1);
 
     let mut client = InstrumentClient::connect(format!("http://{addr}"))
         .await
@@ -156,12 +176,37 @@ async fn check(addr: std::net::SocketAddr, names: &[String]) -> Vec<Listed> {
 
     // console ids → what the updates said about them.
     let mut tasks: HashMap<u64, Listed> = HashMap::new();
+    // Resources (id → concrete type) and async ops (id → source, resource
+    // id, the task that polled it).
+    let mut resources: HashMap<u64, String> = HashMap::new();
+    let mut ops: HashMap<u64, (String, u64, Option<u64>)> = HashMap::new();
     loop {
         let update = updates
             .message()
             .await
             .expect("the update stream")
             .expect("the server closed the update stream");
+        if let Some(resource_update) = update.resource_update {
+            for resource in resource_update.new_resources {
+                if let Some(id) = resource.id {
+                    resources.insert(id.id, resource.concrete_type);
+                }
+            }
+        }
+        if let Some(op_update) = update.async_op_update {
+            for op in op_update.new_async_ops {
+                if let (Some(id), Some(resource)) = (op.id, op.resource_id) {
+                    let entry = ops.entry(id.id).or_default();
+                    entry.0 = op.source;
+                    entry.1 = resource.id;
+                }
+            }
+            for (id, stats) in op_update.stats_update {
+                if let Some(task) = stats.task_id {
+                    ops.entry(id).or_default().2 = Some(task.id);
+                }
+            }
+        }
         let Some(task_update) = update.task_update else {
             continue;
         };
@@ -203,11 +248,28 @@ async fn check(addr: std::net::SocketAddr, names: &[String]) -> Vec<Listed> {
             && found
                 .iter()
                 .all(|t| t.polls > POLLS && t.busy > Duration::ZERO && t.wakes >= POLLS);
-        if complete {
+        let locker_id = tasks
+            .iter()
+            .find(|(_, t)| t.name == locker)
+            .map(|(id, _)| *id);
+        let lock_op = ops.values().find(|(source, resource, task)| {
+            source == "Mutex::lock"
+                && resources.get(resource).map(String::as_str) == Some("Mutex")
+                && task.is_some()
+                && *task == locker_id
+        });
+        if let (true, Some((source, resource, _))) = (complete, lock_op) {
             for task in &found {
                 assert_eq!(task.kind, "task", "{task:?}");
             }
-            return found;
+            let sleeps = resources.values().filter(|t| *t == "Sleep").count();
+            assert!(
+                sleeps >= names.len() * POLLS as usize,
+                "{sleeps} Sleep resources"
+            );
+            let lock_op =
+                format!("{source} on resource {resource} (Mutex), polled by {locker}; {sleeps} Sleep resources");
+            return (found, lock_op);
         }
     }
 }
