@@ -12,13 +12,21 @@ use std::sync::Arc;
 /// one asking for many permits is never overtaken by later ones asking for
 /// fewer. Dropping an acquire future gives back any permits already
 /// assigned to it.
-#[derive(Debug)]
 pub struct Semaphore {
     /// tokio-console's resource (`util/trace.rs`); first, so it closes
     /// before the inner semaphore's, as tokio's.
     #[cfg(all(tokio_unstable, feature = "tracing"))]
     resource_span: tracing::Span,
     ll_sem: FairSemaphore,
+}
+
+// By hand: the same output with or without tokio-console's span.
+impl std::fmt::Debug for Semaphore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Semaphore")
+            .field("ll_sem", &self.ll_sem)
+            .finish()
+    }
 }
 
 /// A permit from the semaphore, released when dropped.
