@@ -17,6 +17,13 @@ use std::pin::pin;
 /// A barrier for `n` tasks; reusable, one generation after another.
 #[derive(Debug)]
 pub struct Barrier {
+    /// tokio-console's resource (`util/trace.rs`).
+    ///
+    /// Held, not read: the console lists the resource until the span
+    /// closes, which is when the primitive is dropped.
+    #[cfg(all(tokio_unstable, feature = "tracing"))]
+    #[allow(dead_code)]
+    resource_span: tracing::Span,
     state: Mutex<BarrierState>,
     notify: Notify,
     n: usize,
@@ -31,8 +38,22 @@ struct BarrierState {
 impl Barrier {
     /// Creates a barrier that releases its tasks `n` at a time (0 behaves
     /// as 1, as `std::sync::Barrier`).
+    #[cfg_attr(all(tokio_unstable, feature = "tracing"), track_caller)]
     pub fn new(n: usize) -> Barrier {
         Barrier {
+            #[cfg(all(tokio_unstable, feature = "tracing"))]
+            resource_span: {
+                let resource_span = crate::util::trace::sync_resource_span!(
+                    "tokio::sync::barrier",
+                    "Barrier",
+                    std::panic::Location::caller()
+                );
+                resource_span.in_scope(|| {
+                    tracing::trace!(target: "runtime::resource::state_update", size = n.max(1));
+                    tracing::trace!(target: "runtime::resource::state_update", arrived = 0);
+                });
+                resource_span
+            },
             state: Mutex::new(BarrierState {
                 arrived: 0,
                 generation: 1,

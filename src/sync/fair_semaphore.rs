@@ -76,6 +76,10 @@ const TOO_MANY: &str = "a semaphore may not have more than MAX_PERMITS permits";
 pub(crate) struct FairSemaphore {
     permits: AtomicUsize,
     waiters: Mutex<WaitList<Waiter>>,
+    /// tokio-console's `batch_semaphore` resource (`util/trace.rs`); none
+    /// for the `const` constructors, as in tokio.
+    #[cfg(all(tokio_unstable, feature = "tracing"))]
+    resource_span: tracing::Span,
 }
 
 /// A queued acquirer.
@@ -101,6 +105,8 @@ impl FairSemaphore {
         FairSemaphore {
             permits: AtomicUsize::new(permits << SHIFT),
             waiters: Mutex::new(WaitList::new()),
+            #[cfg(all(tokio_unstable, feature = "tracing"))]
+            resource_span: tracing::Span::none(),
         }
     }
 
@@ -115,6 +121,8 @@ impl FairSemaphore {
         FairSemaphore {
             permits: AtomicUsize::new(permits << SHIFT),
             waiters: Mutex::new(WaitList::new()),
+            #[cfg(all(tokio_unstable, feature = "tracing"))]
+            resource_span: tracing::Span::none(),
         }
     }
 
@@ -125,6 +133,8 @@ impl FairSemaphore {
         FairSemaphore {
             permits: AtomicUsize::new(CLOSED),
             waiters: Mutex::new(WaitList::new()),
+            #[cfg(all(tokio_unstable, feature = "tracing"))]
+            resource_span: tracing::Span::none(),
         }
     }
 
@@ -134,7 +144,38 @@ impl FairSemaphore {
         FairSemaphore {
             permits: AtomicUsize::new(CLOSED),
             waiters: Mutex::new(WaitList::new()),
+            #[cfg(all(tokio_unstable, feature = "tracing"))]
+            resource_span: tracing::Span::none(),
         }
+    }
+
+    /// A semaphore with `permits` free permits that tokio-console lists
+    /// (the non-`const` constructors of the primitives built on it).
+    #[cfg(all(tokio_unstable, feature = "tracing"))]
+    pub(crate) fn new_traced(permits: usize) -> FairSemaphore {
+        let mut semaphore = FairSemaphore::new(permits);
+        semaphore.resource_span = tracing::trace_span!(
+            target: "tokio::sync::batch_semaphore",
+            parent: None,
+            "runtime.resource",
+            concrete_type = "Semaphore",
+            kind = "Sync",
+            is_internal = true,
+        );
+        semaphore.trace_permits(permits, "override");
+        semaphore
+    }
+
+    /// A change of the free count (`op`: `override`, `add`, `sub`).
+    #[cfg(all(tokio_unstable, feature = "tracing"))]
+    fn trace_permits(&self, permits: usize, op: &'static str) {
+        self.resource_span.in_scope(|| {
+            tracing::trace!(
+                target: "runtime::resource::state_update",
+                permits = permits,
+                permits.op = op,
+            )
+        });
     }
 
     fn lock(&self) -> MutexGuard<'_, WaitList<Waiter>> {
@@ -212,6 +253,10 @@ impl FairSemaphore {
 
     fn release_locked<'a>(&'a self, mut n: usize, mut waiters: MutexGuard<'a, WaitList<Waiter>>) {
         let mut wakers = WakeList::new();
+        // What went to waiters and what to the free count, reported once
+        // all is done (a panicking subscriber then leaves no waiter behind).
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        let (mut to_waiters, mut to_free) = (0, 0);
         loop {
             while n > 0 && wakers.can_push() {
                 let Some(key) = waiters.front() else { break };
@@ -219,6 +264,10 @@ impl FairSemaphore {
                 let given = n.min(waiter.missing);
                 waiter.missing -= given;
                 n -= given;
+                #[cfg(all(tokio_unstable, feature = "tracing"))]
+                {
+                    to_waiters += given;
+                }
                 if waiter.missing == 0 {
                     if let Some(waker) = waiter.waker.take() {
                         wakers.push(waker);
@@ -233,17 +282,50 @@ impl FairSemaphore {
                     prev + n <= MAX_PERMITS,
                     "number of added permits ({n}) would overflow MAX_PERMITS ({MAX_PERMITS})"
                 );
+                #[cfg(all(tokio_unstable, feature = "tracing"))]
+                {
+                    to_free += n;
+                }
                 n = 0;
             }
             drop(waiters);
             wakers.wake_all();
             if n == 0 {
+                #[cfg(all(tokio_unstable, feature = "tracing"))]
+                self.trace_released(to_waiters, to_free);
                 return;
             }
             // The batch of wakers was full: wake them outside the lock,
             // then go on with the rest of the queue.
             waiters = self.lock();
         }
+    }
+
+    /// A release's report: permits obtained by waiters, permits added.
+    #[cfg(all(tokio_unstable, feature = "tracing"))]
+    fn trace_released(&self, to_waiters: usize, to_free: usize) {
+        if to_waiters > 0 {
+            self.resource_span.in_scope(|| {
+                tracing::trace!(
+                    target: "runtime::resource::async_op::state_update",
+                    permits_obtained = to_waiters,
+                    permits.op = "add",
+                )
+            });
+        }
+        if to_free > 0 {
+            self.trace_permits(to_free, "add");
+        }
+    }
+
+    /// Permits `taken` by an acquire whose `state` gives them back if it
+    /// is dropped (so a panicking subscriber loses none), then `done`.
+    #[cfg(all(tokio_unstable, feature = "tracing"))]
+    fn trace_taken(&self, taken: usize, state: &mut AcquireState, done: bool) {
+        if done {
+            *state = AcquireState::Granted;
+        }
+        self.trace_permits(taken, "sub");
     }
 
     /// Removes up to `n` free permits for good; returns how many.
@@ -308,7 +390,11 @@ impl FairSemaphore {
         match *state {
             AcquireState::Idle => {
                 match self.try_acquire(needed) {
-                    Ok(()) => return self.finish(state, Ok(())),
+                    Ok(()) => {
+                        #[cfg(all(tokio_unstable, feature = "tracing"))]
+                        self.trace_taken(needed, state, true);
+                        return self.finish(state, Ok(()));
+                    }
                     Err(TryAcquireError::Closed) => {
                         return self.finish(state, Err(AcquireError(())))
                     }
@@ -341,6 +427,8 @@ impl FairSemaphore {
                 };
                 if taken == needed {
                     drop(waiters);
+                    #[cfg(all(tokio_unstable, feature = "tracing"))]
+                    self.trace_taken(taken, state, true);
                     return self.finish(state, Ok(()));
                 }
                 let key = waiters.push_back(Waiter {
@@ -350,6 +438,11 @@ impl FairSemaphore {
                     waker: Some(waker),
                 });
                 *state = AcquireState::Queued(key);
+                #[cfg(all(tokio_unstable, feature = "tracing"))]
+                if taken > 0 {
+                    drop(waiters);
+                    self.trace_taken(taken, state, false);
+                }
                 Poll::Pending
             }
             AcquireState::Queued(key) => self.poll_queued(cx, needed, key, state),

@@ -24,6 +24,10 @@ use std::sync::Arc;
 ///
 /// Fair: waiting tasks get the lock in the order they called `lock`.
 pub struct Mutex<T: ?Sized> {
+    /// tokio-console's resource (`util/trace.rs`); first, so it closes
+    /// before the semaphore's, as tokio's.
+    #[cfg(all(tokio_unstable, feature = "tracing"))]
+    resource_span: tracing::Span,
     s: FairSemaphore,
     c: UnsafeCell<T>,
 }
@@ -99,10 +103,29 @@ fn never_closed() -> ! {
 
 impl<T: ?Sized> Mutex<T> {
     /// Creates an unlocked mutex around `t`.
+    #[cfg_attr(all(tokio_unstable, feature = "tracing"), track_caller)]
     pub fn new(t: T) -> Self
     where
         T: Sized,
     {
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        {
+            let resource_span = crate::util::trace::sync_resource_span!(
+                "tokio::sync::mutex",
+                "Mutex",
+                std::panic::Location::caller()
+            );
+            let s = resource_span.in_scope(|| {
+                tracing::trace!(target: "runtime::resource::state_update", locked = false);
+                FairSemaphore::new_traced(1)
+            });
+            Mutex {
+                resource_span,
+                s,
+                c: UnsafeCell::new(t),
+            }
+        }
+        #[cfg(not(all(tokio_unstable, feature = "tracing")))]
         Mutex {
             s: FairSemaphore::new(1),
             c: UnsafeCell::new(t),
@@ -116,6 +139,8 @@ impl<T: ?Sized> Mutex<T> {
         T: Sized,
     {
         Mutex {
+            #[cfg(all(tokio_unstable, feature = "tracing"))]
+            resource_span: tracing::Span::none(),
             s: FairSemaphore::new(1),
             c: UnsafeCell::new(t),
         }
@@ -124,7 +149,16 @@ impl<T: ?Sized> Mutex<T> {
     /// Waits for the lock. Cancel safe: a dropped `lock()` future loses its
     /// place in the queue and nothing else.
     pub async fn lock(&self) -> MutexGuard<'_, T> {
-        if self.s.acquire(1).await.is_err() {
+        let acquire = self.s.acquire(1);
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        let acquire = crate::util::trace::async_op(
+            acquire,
+            &self.resource_span,
+            "Mutex::lock",
+            "poll",
+            false,
+        );
+        if acquire.await.is_err() {
             never_closed();
         }
         MutexGuard { lock: self }
@@ -153,7 +187,16 @@ impl<T: ?Sized> Mutex<T> {
     /// Waits for the lock, returning a guard that owns an `Arc` of the
     /// mutex (`'static` when `T` is).
     pub async fn lock_owned(self: Arc<Self>) -> OwnedMutexGuard<T> {
-        if self.s.acquire(1).await.is_err() {
+        let acquire = self.s.acquire(1);
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        let acquire = crate::util::trace::async_op(
+            acquire,
+            &self.resource_span,
+            "Mutex::lock_owned",
+            "poll",
+            false,
+        );
+        if acquire.await.is_err() {
             never_closed();
         }
         OwnedMutexGuard { lock: self }

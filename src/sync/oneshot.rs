@@ -30,6 +30,9 @@ use std::task::{Context, Poll, Waker};
 #[derive(Debug)]
 pub struct Sender<T> {
     inner: Option<Arc<Inner<T>>>,
+    /// tokio-console's resource, shared with the receiver (`trace` below).
+    #[cfg(all(tokio_unstable, feature = "tracing"))]
+    resource_span: tracing::Span,
 }
 
 /// Receives a value from the associated [`Sender`]: `.await` it (or use
@@ -37,6 +40,14 @@ pub struct Sender<T> {
 #[derive(Debug)]
 pub struct Receiver<T> {
     inner: Option<Arc<Inner<T>>>,
+    /// tokio-console's resource and the receive as its async op (`trace`
+    /// below); in tokio's drop order.
+    #[cfg(all(tokio_unstable, feature = "tracing"))]
+    resource_span: tracing::Span,
+    #[cfg(all(tokio_unstable, feature = "tracing"))]
+    async_op_span: tracing::Span,
+    #[cfg(all(tokio_unstable, feature = "tracing"))]
+    async_op_poll_span: tracing::Span,
 }
 
 pub mod error {
@@ -119,7 +130,10 @@ impl<T> fmt::Debug for Inner<T> {
 }
 
 /// Creates a new one-shot channel.
+#[cfg_attr(all(tokio_unstable, feature = "tracing"), track_caller)]
 pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
+    #[cfg(all(tokio_unstable, feature = "tracing"))]
+    let (resource_span, async_op_span, async_op_poll_span) = trace::spans();
     let inner = Arc::new(Inner {
         state: Mutex::new(State {
             value: None,
@@ -132,9 +146,72 @@ pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
     (
         Sender {
             inner: Some(inner.clone()),
+            #[cfg(all(tokio_unstable, feature = "tracing"))]
+            resource_span: resource_span.clone(),
         },
-        Receiver { inner: Some(inner) },
+        Receiver {
+            inner: Some(inner),
+            #[cfg(all(tokio_unstable, feature = "tracing"))]
+            resource_span,
+            #[cfg(all(tokio_unstable, feature = "tracing"))]
+            async_op_span,
+            #[cfg(all(tokio_unstable, feature = "tracing"))]
+            async_op_poll_span,
+        },
     )
+}
+
+/// A change of the channel's state, as tokio-console reads it: the event
+/// `$field = $value`, `$field.op = "override"` in the resource's span.
+macro_rules! trace_state {
+    ($span:expr, $field:ident = $value:expr) => {
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        $span.in_scope(|| {
+            tracing::trace!(
+                target: "runtime::resource::state_update",
+                $field = $value,
+                $field.op = "override",
+            )
+        });
+    };
+}
+
+/// tokio-console's view of a channel: a `Sender|Receiver` resource whose
+/// state is four flags, and the receive as its async op (`util/trace.rs`).
+#[cfg(all(tokio_unstable, feature = "tracing"))]
+mod trace {
+    #[track_caller]
+    pub(super) fn spans() -> (tracing::Span, tracing::Span, tracing::Span) {
+        let loc = std::panic::Location::caller();
+        let resource_span = tracing::trace_span!(
+            target: "tokio::sync::oneshot",
+            parent: None,
+            "runtime.resource",
+            concrete_type = "Sender|Receiver",
+            kind = "Sync",
+            loc.file = loc.file(),
+            loc.line = loc.line(),
+            loc.col = loc.column(),
+        );
+        trace_state!(resource_span, tx_dropped = false);
+        trace_state!(resource_span, rx_dropped = false);
+        trace_state!(resource_span, value_sent = false);
+        trace_state!(resource_span, value_received = false);
+        let async_op_span = resource_span.in_scope(|| {
+            tracing::trace_span!(
+                target: "tokio::sync::oneshot",
+                "runtime.resource.async_op",
+                source = "Receiver::await",
+            )
+        });
+        let async_op_poll_span = async_op_span.in_scope(|| {
+            tracing::trace_span!(
+                target: "tokio::sync::oneshot",
+                "runtime.resource.async_op.poll",
+            )
+        });
+        (resource_span, async_op_span, async_op_poll_span)
+    }
 }
 
 fn wake(waker: Option<Waker>) {
@@ -212,6 +289,7 @@ impl<T> Sender<T> {
         let waker = state.rx_waker.take();
         drop(state);
         wake(waker);
+        trace_state!(self.resource_span, value_sent = true);
         Ok(())
     }
 
@@ -259,6 +337,7 @@ impl<T> Drop for Sender<T> {
         let waker = state.rx_waker.take();
         drop(state);
         wake(waker);
+        trace_state!(self.resource_span, tx_dropped = true);
     }
 }
 
@@ -273,6 +352,7 @@ impl<T> Receiver<T> {
         let waker = state.tx_waker.take();
         drop(state);
         wake(waker);
+        trace_state!(self.resource_span, rx_dropped = true);
     }
 
     /// Whether the receiver has yielded its value or error: polling it
@@ -297,7 +377,10 @@ impl<T> Receiver<T> {
         };
         let mut state = inner.lock();
         let result = match state.value.take() {
-            Some(value) => Ok(value),
+            Some(value) => {
+                trace_state!(self.resource_span, value_received = true);
+                Ok(value)
+            }
             None if state.tx_done || state.rx_closed => Err(TryRecvError::Closed),
             None => return Err(TryRecvError::Empty),
         };
@@ -330,6 +413,7 @@ impl<T> Drop for Receiver<T> {
         // The value (if any) is dropped here, outside the lock.
         drop(value);
         wake(waker);
+        trace_state!(self.resource_span, rx_dropped = true);
     }
 }
 
@@ -338,11 +422,24 @@ impl<T> Future for Receiver<T> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        let (_resource, _async_op, _async_op_poll) = (
+            this.resource_span.enter(),
+            this.async_op_span.enter(),
+            this.async_op_poll_span.enter(),
+        );
         let Some(inner) = &this.inner else {
             panic!("called after complete");
         };
         #[cfg(feature = "rt")]
-        let coop = std::task::ready!(crate::task::coop::poll_proceed(cx));
+        let coop = match crate::task::coop::poll_proceed(cx) {
+            Poll::Ready(coop) => coop,
+            Poll::Pending => {
+                #[cfg(all(tokio_unstable, feature = "tracing"))]
+                let _ = crate::util::trace::poll_op("poll_recv", Poll::<()>::Pending);
+                return Poll::Pending;
+            }
+        };
         let received = |state: &mut State<T>| match state.value.take() {
             Some(value) => Some(Ok(value)),
             None if state.tx_done || state.rx_closed => Some(Err(RecvError(()))),
@@ -350,8 +447,14 @@ impl<T> Future for Receiver<T> {
         };
         let result = match register(inner, cx, received, |state| &mut state.rx_waker) {
             Registered::Ready(result) => result,
-            Registered::Pending => return Poll::Pending,
+            Registered::Pending => {
+                #[cfg(all(tokio_unstable, feature = "tracing"))]
+                let _ = crate::util::trace::poll_op("poll_recv", Poll::<()>::Pending);
+                return Poll::Pending;
+            }
         };
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        let _ = crate::util::trace::poll_op("poll_recv", Poll::Ready(()));
         #[cfg(feature = "rt")]
         coop.made_progress();
         this.inner = None;

@@ -12,9 +12,21 @@ use std::sync::Arc;
 /// one asking for many permits is never overtaken by later ones asking for
 /// fewer. Dropping an acquire future gives back any permits already
 /// assigned to it.
-#[derive(Debug)]
 pub struct Semaphore {
+    /// tokio-console's resource (`util/trace.rs`); first, so it closes
+    /// before the inner semaphore's, as tokio's.
+    #[cfg(all(tokio_unstable, feature = "tracing"))]
+    resource_span: tracing::Span,
     ll_sem: FairSemaphore,
+}
+
+// By hand: the same output with or without tokio-console's span.
+impl std::fmt::Debug for Semaphore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Semaphore")
+            .field("ll_sem", &self.ll_sem)
+            .finish()
+    }
 }
 
 /// A permit from the semaphore, released when dropped.
@@ -46,6 +58,20 @@ impl Semaphore {
     /// If `permits` exceeds [`Semaphore::MAX_PERMITS`].
     #[track_caller]
     pub fn new(permits: usize) -> Semaphore {
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        {
+            let resource_span = crate::util::trace::sync_resource_span!(
+                "tokio::sync::semaphore",
+                "Semaphore",
+                std::panic::Location::caller()
+            );
+            let ll_sem = resource_span.in_scope(|| FairSemaphore::new_traced(permits));
+            Semaphore {
+                resource_span,
+                ll_sem,
+            }
+        }
+        #[cfg(not(all(tokio_unstable, feature = "tracing")))]
         Semaphore {
             ll_sem: FairSemaphore::new(permits),
         }
@@ -60,6 +86,8 @@ impl Semaphore {
     #[cfg(not(tokiwa_loom))]
     pub const fn const_new(permits: usize) -> Semaphore {
         Semaphore {
+            #[cfg(all(tokio_unstable, feature = "tracing"))]
+            resource_span: tracing::Span::none(),
             ll_sem: FairSemaphore::new(permits),
         }
     }
@@ -89,7 +117,16 @@ impl Semaphore {
     /// Cancel safe: dropping the future loses the place in the queue, and
     /// nothing else.
     pub async fn acquire(&self) -> Result<SemaphorePermit<'_>, AcquireError> {
-        self.ll_sem.acquire(1).await?;
+        let acquire = self.ll_sem.acquire(1);
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        let acquire = crate::util::trace::async_op(
+            acquire,
+            &self.resource_span,
+            "Semaphore::acquire",
+            "poll",
+            true,
+        );
+        acquire.await?;
         Ok(SemaphorePermit {
             sem: self,
             permits: 1,
@@ -99,7 +136,16 @@ impl Semaphore {
     /// Waits for `n` permits, all at once. Fails only if the semaphore is
     /// closed.
     pub async fn acquire_many(&self, n: u32) -> Result<SemaphorePermit<'_>, AcquireError> {
-        self.ll_sem.acquire(n as usize).await?;
+        let acquire = self.ll_sem.acquire(n as usize);
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        let acquire = crate::util::trace::async_op(
+            acquire,
+            &self.resource_span,
+            "Semaphore::acquire_many",
+            "poll",
+            true,
+        );
+        acquire.await?;
         Ok(SemaphorePermit {
             sem: self,
             permits: n as usize,
@@ -142,7 +188,16 @@ impl Semaphore {
 
     /// Waits for one permit, owned (`'static`).
     pub async fn acquire_owned(self: Arc<Self>) -> Result<OwnedSemaphorePermit, AcquireError> {
-        self.ll_sem.acquire(1).await?;
+        let acquire = self.ll_sem.acquire(1);
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        let acquire = crate::util::trace::async_op(
+            acquire,
+            &self.resource_span,
+            "Semaphore::acquire_owned",
+            "poll",
+            true,
+        );
+        acquire.await?;
         Ok(OwnedSemaphorePermit {
             sem: self,
             permits: 1,
@@ -154,7 +209,16 @@ impl Semaphore {
         self: Arc<Self>,
         n: u32,
     ) -> Result<OwnedSemaphorePermit, AcquireError> {
-        self.ll_sem.acquire(n as usize).await?;
+        let acquire = self.ll_sem.acquire(n as usize);
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        let acquire = crate::util::trace::async_op(
+            acquire,
+            &self.resource_span,
+            "Semaphore::acquire_many_owned",
+            "poll",
+            true,
+        );
+        acquire.await?;
         Ok(OwnedSemaphorePermit {
             sem: self,
             permits: n as usize,

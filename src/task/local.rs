@@ -85,6 +85,8 @@ where
     F: Future + 'static,
     F::Output: 'static,
 {
+    #[cfg(all(tokio_unstable, feature = "tracing"))]
+    let meta = meta.with_kind(crate::runtime::task::trace::Kind::Local);
     // A `LocalRuntime` current on this thread takes it (as in tokio, even
     // inside a `LocalSet`); one of another thread refuses; otherwise the
     // current `LocalSet`, if any.
@@ -223,6 +225,8 @@ impl LocalContext {
         F: Future + 'static,
         F::Output: 'static,
     {
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        let meta = meta.with_kind(crate::runtime::task::trace::Kind::Local);
         let (raw, notified) = self.shared.owned.bind(future, self.shared.clone(), &meta);
         if let Some(notified) = notified {
             self.shared.schedule(notified);

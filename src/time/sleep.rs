@@ -55,10 +55,12 @@ pin_project! {
     /// once. `Sleep` is `!Unpin` (the timer lives inside it and the wheel
     /// refers to it while it is registered): pin it with `tokio::pin!`,
     /// `std::pin::pin!` or `Box::pin` to poll it by hand.
-    #[derive(Debug)]
     #[must_use = "futures do nothing unless you `.await` or poll them"]
     pub struct Sleep {
         deadline: Instant,
+        // tokio-console's view of the timer (`trace` below); zero-sized
+        // without `tokio_unstable` + `tracing`.
+        trace: trace::Ctx,
         #[pin]
         entry: TimerEntry,
     }
@@ -72,6 +74,10 @@ impl Sleep {
         let _ = handle.driver().time();
         Sleep {
             deadline,
+            #[cfg(all(tokio_unstable, feature = "tracing"))]
+            trace: trace::Ctx::new(std::panic::Location::caller()),
+            #[cfg(not(all(tokio_unstable, feature = "tracing")))]
+            trace: trace::Ctx,
             entry: TimerEntry::new(handle),
         }
     }
@@ -94,6 +100,8 @@ impl Sleep {
     pub fn reset(self: Pin<&mut Self>, deadline: Instant) {
         let me = self.project();
         *me.deadline = deadline;
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        me.trace.reset(deadline);
         me.entry.reset(deadline);
     }
 
@@ -102,7 +110,20 @@ impl Sleep {
     pub(crate) fn reset_without_timer(self: Pin<&mut Self>, deadline: Instant) {
         let me = self.project();
         *me.deadline = deadline;
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        {
+            me.trace.armed = false;
+        }
         me.entry.clear();
+    }
+}
+
+impl std::fmt::Debug for Sleep {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sleep")
+            .field("deadline", &self.deadline)
+            .field("entry", &self.entry)
+            .finish()
     }
 }
 
@@ -110,13 +131,117 @@ impl Future for Sleep {
     type Output = ();
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        // A unit of the task's budget, spent only if the sleep completes.
-        let coop = ready!(coop::poll_proceed(cx));
         let me = self.project();
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        let (_resource, _async_op, _async_op_poll) = (
+            me.trace.ctx.resource_span.enter(),
+            me.trace.ctx.async_op_span.enter(),
+            me.trace.ctx.async_op_poll_span.enter(),
+        );
+        // A unit of the task's budget, spent only if the sleep completes.
+        let coop = coop::poll_proceed(cx);
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        let coop = crate::util::trace::poll_op("poll_elapsed", coop);
+        let coop = ready!(coop);
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        if !me.trace.armed {
+            // This poll registers the timer.
+            me.trace.armed = true;
+            trace::state_update(*me.deadline);
+        }
         let res = me.entry.poll_elapsed(cx, *me.deadline);
         if res.is_ready() {
             coop.made_progress();
         }
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        let res = crate::util::trace::poll_op("poll_elapsed", res);
         res
+    }
+}
+
+#[cfg(not(all(tokio_unstable, feature = "tracing")))]
+mod trace {
+    /// Nothing to trace.
+    pub(super) struct Ctx;
+}
+
+/// A `Sleep` as tokio-console sees it: a `timer` resource whose async op
+/// is the wait, and whose state is the time left (`util/trace.rs`). The
+/// spans are tokio's, with its targets.
+#[cfg(all(tokio_unstable, feature = "tracing"))]
+mod trace {
+    use super::Instant;
+    use crate::util::trace::AsyncOpCtx;
+
+    pub(super) struct Ctx {
+        pub(super) ctx: AsyncOpCtx,
+        /// Whether the timer is registered; the poll that registers it
+        /// reports the time left, as tokio's does when it creates its
+        /// timer.
+        pub(super) armed: bool,
+    }
+
+    impl Ctx {
+        pub(super) fn new(location: &'static std::panic::Location<'static>) -> Ctx {
+            let resource_span = tracing::trace_span!(
+                target: "tokio::time::sleep",
+                parent: None,
+                "runtime.resource",
+                concrete_type = "Sleep",
+                kind = "timer",
+                loc.file = location.file(),
+                loc.line = location.line(),
+                loc.col = location.column(),
+            );
+            let async_op_span = tracing::trace_span!(
+                target: "tokio::time::sleep",
+                parent: &resource_span,
+                "runtime.resource.async_op",
+                source = "Sleep::new_timeout",
+            );
+            let async_op_poll_span = tracing::trace_span!(
+                target: "tokio::time::sleep",
+                parent: &async_op_span,
+                "runtime.resource.async_op.poll",
+            );
+            Ctx {
+                ctx: AsyncOpCtx {
+                    async_op_span,
+                    async_op_poll_span,
+                    resource_span,
+                },
+                armed: false,
+            }
+        }
+
+        /// `Sleep::reset`: a new async op, and the new time left.
+        pub(super) fn reset(&mut self, deadline: Instant) {
+            let _resource = self.ctx.resource_span.enter();
+            self.ctx.async_op_span = tracing::trace_span!(
+                target: "tokio::time::sleep",
+                "runtime.resource.async_op",
+                source = "Sleep::reset",
+            );
+            let _async_op = self.ctx.async_op_span.enter();
+            self.ctx.async_op_poll_span = tracing::trace_span!(
+                target: "tokio::time::sleep",
+                "runtime.resource.async_op.poll",
+            );
+            self.armed = true;
+            state_update(deadline);
+        }
+    }
+
+    /// The time left until `deadline`, in milliseconds rounded up (tokio's
+    /// timer ticks).
+    pub(super) fn state_update(deadline: Instant) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let millis = left.as_nanos().div_ceil(1_000_000);
+        tracing::trace!(
+            target: "runtime::resource::state_update",
+            duration = u64::try_from(millis).unwrap_or(u64::MAX),
+            duration.unit = "ms",
+            duration.op = "override",
+        );
     }
 }

@@ -1,5 +1,9 @@
 //! Small helpers with no better home.
 
+/// tokio-console's resource instrumentation (`trace.rs`).
+#[cfg(all(tokio_unstable, feature = "tracing"))]
+pub(crate) mod trace;
+
 /// A xorshift* generator for choices that need to be spread, not secret
 /// (which worker to steal from first).
 #[derive(Debug)]

@@ -58,6 +58,9 @@ where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
+    // tokio-console reports it as a blocking task running an `F`.
+    #[cfg(all(tokio_unstable, feature = "tracing"))]
+    let meta = meta.with_kind(crate::runtime::task::trace::Kind::blocking::<F>());
     let raw = RawTask::new(BlockingTask::new(func), schedule, &meta);
     // SAFETY: a new task has three references: the owned list's (there is
     // no list, so it is dropped here), the notification's and the handle's;

@@ -47,6 +47,11 @@ pub(crate) struct Header {
     #[cfg(all(tokio_unstable, feature = "tracing"))]
     #[allow(clippy::box_collection)]
     pub(crate) name: Option<Box<String>>,
+    /// The id of the task's `runtime.spawn` span, which the waker events
+    /// name (`trace.rs`); `None` when no subscriber wanted the span.
+    /// Written once at creation, read-only after.
+    #[cfg(all(tokio_unstable, feature = "tracing"))]
+    pub(crate) tracing_id: Option<tracing::span::Id>,
 }
 
 impl Header {
@@ -101,6 +106,8 @@ impl<T: Future, S: Schedule> Cell<T, S> {
                 spawned_at: meta.spawned_at,
                 #[cfg(all(tokio_unstable, feature = "tracing"))]
                 name: meta.name.map(|name| Box::new(name.to_owned())),
+                #[cfg(all(tokio_unstable, feature = "tracing"))]
+                tracing_id: None,
             },
             core: Core {
                 scheduler,

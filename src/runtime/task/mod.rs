@@ -31,7 +31,9 @@
 //! * `waker.rs`: the task's `Waker`, one reference per clone.
 //! * `join.rs`: `JoinHandle` and `AbortHandle`; `error.rs`: `JoinError`;
 //!   `id.rs`: task ids; `spawn_meta.rs`: what a spawn records besides the
-//!   future (the id, and with `tokio_unstable` the location and name).
+//!   future (the id, and with `tokio_unstable` the location and name);
+//!   `trace.rs` (`tokio_unstable` + `tracing` only): the `runtime.spawn`
+//!   span and waker events tokio-console reads.
 //! * `list.rs`: the owned-task list, every live task of a scheduler, so
 //!   shutdown can cancel them all.
 //!
@@ -57,6 +59,8 @@ mod list;
 mod raw;
 mod spawn_meta;
 mod state;
+#[cfg(all(tokio_unstable, feature = "tracing"))]
+pub(crate) mod trace;
 mod waker;
 
 pub use error::JoinError;

@@ -96,7 +96,17 @@ impl RawTask {
         scheduler: S,
         meta: &SpawnMeta<'_>,
     ) -> RawTask {
-        let cell = Box::into_raw(Cell::new(future, scheduler, meta));
+        // With tokio-console's instrumentation, the future is wrapped in
+        // its span first (which changes the cell's type).
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        return super::trace::new_task(future, scheduler, meta);
+        #[cfg(not(all(tokio_unstable, feature = "tracing")))]
+        RawTask::from_cell(Cell::new(future, scheduler, meta))
+    }
+
+    /// Shares a newly allocated cell (no reference is taken or given).
+    pub(crate) fn from_cell<T: Future, S: Schedule>(cell: Box<Cell<T, S>>) -> RawTask {
+        let cell = Box::into_raw(cell);
         // SAFETY: `Box::into_raw` never returns null; `Cell` is `repr(C)`
         // with the header first, so the cell pointer is the header pointer.
         let ptr = unsafe { NonNull::new_unchecked(cell.cast::<Header>()) };

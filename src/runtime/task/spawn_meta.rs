@@ -4,7 +4,8 @@
 //! location of the spawn (the runtime's task hooks receive it in
 //! [`TaskMeta::spawned_at`](crate::runtime::TaskMeta::spawned_at)) and,
 //! with the `tracing` feature as well, the name given by
-//! `task::Builder::name`. Without the cfg
+//! `task::Builder::name`, and the kind of task the `runtime.spawn` span
+//! reports (`trace.rs`). Without the cfg
 //! this is just the id, and a task's header carries nothing more than it
 //! did before these existed.
 //!
@@ -23,6 +24,9 @@ pub(crate) struct SpawnMeta<'a> {
     pub(crate) spawned_at: &'static std::panic::Location<'static>,
     #[cfg(all(tokio_unstable, feature = "tracing"))]
     pub(crate) name: Option<&'a str>,
+    /// What the tracing span calls the task (`task`, `local`, `blocking`).
+    #[cfg(all(tokio_unstable, feature = "tracing"))]
+    pub(crate) kind: super::trace::Kind,
     _name: PhantomData<&'a str>,
 }
 
@@ -36,6 +40,8 @@ impl SpawnMeta<'_> {
             spawned_at: std::panic::Location::caller(),
             #[cfg(all(tokio_unstable, feature = "tracing"))]
             name: None,
+            #[cfg(all(tokio_unstable, feature = "tracing"))]
+            kind: super::trace::Kind::Task,
             _name: PhantomData,
         }
     }
@@ -48,5 +54,13 @@ impl SpawnMeta<'_> {
             name,
             ..SpawnMeta::new_unnamed()
         }
+    }
+}
+
+#[cfg(all(tokio_unstable, feature = "tracing"))]
+impl<'a> SpawnMeta<'a> {
+    /// The same spawn, reported as a task of `kind`.
+    pub(crate) fn with_kind(self, kind: super::trace::Kind) -> SpawnMeta<'a> {
+        SpawnMeta { kind, ..self }
     }
 }

@@ -42,14 +42,24 @@ fn task(ptr: *const ()) -> RawTask {
     RawTask::from_header(unsafe { NonNull::new_unchecked(ptr as *mut Header) })
 }
 
+/// tokio-console's waker events (`trace.rs`); nothing without the cfg.
+macro_rules! trace_op {
+    ($raw:expr, $op:literal) => {
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        super::trace::waker_op($raw.header(), $op);
+    };
+}
+
 unsafe fn clone(ptr: *const ()) -> RawWaker {
     let raw = task(ptr);
+    trace_op!(raw, "waker.clone");
     raw.header().state.ref_inc();
     raw_waker(raw.header_ptr())
 }
 
 unsafe fn wake(ptr: *const ()) {
     let raw = task(ptr);
+    trace_op!(raw, "waker.wake");
     match raw.header().state.transition_to_notified_by_val() {
         // SAFETY: the waker's reference became the notification's.
         TransitionToNotified::Submit => unsafe { raw.schedule() },
@@ -61,6 +71,7 @@ unsafe fn wake(ptr: *const ()) {
 
 unsafe fn wake_by_ref(ptr: *const ()) {
     let raw = task(ptr);
+    trace_op!(raw, "waker.wake_by_ref");
     match raw.header().state.transition_to_notified_by_ref() {
         // SAFETY: the transition counted a reference for the notification.
         TransitionToNotified::Submit => unsafe { raw.schedule() },
@@ -70,6 +81,7 @@ unsafe fn wake_by_ref(ptr: *const ()) {
 }
 
 unsafe fn drop_waker(ptr: *const ()) {
+    trace_op!(task(ptr), "waker.drop");
     // SAFETY: a waker owns one reference.
     unsafe { task(ptr).drop_reference() }
 }

@@ -32,6 +32,10 @@ const MAX_READS: u32 = u32::MAX >> 3;
 /// An asynchronous reader-writer lock: many readers or one writer at a
 /// time, served in the order they asked.
 pub struct RwLock<T: ?Sized> {
+    /// tokio-console's resource (`util/trace.rs`); first, so it closes
+    /// before the semaphore's, as tokio's.
+    #[cfg(all(tokio_unstable, feature = "tracing"))]
+    resource_span: tracing::Span,
     /// Maximum number of concurrent readers: the permits a writer takes.
     mr: u32,
     s: FairSemaphore,
@@ -43,6 +47,25 @@ pub struct RwLock<T: ?Sized> {
 unsafe impl<T> Send for RwLock<T> where T: ?Sized + Send {}
 // SAFETY: as above.
 unsafe impl<T> Sync for RwLock<T> where T: ?Sized + Send + Sync {}
+
+/// The resource span of a lock of `max_reads` readers and its semaphore,
+/// as tokio-console sees them (`util/trace.rs`).
+#[cfg(all(tokio_unstable, feature = "tracing"))]
+#[track_caller]
+fn traced(max_reads: u32) -> (tracing::Span, FairSemaphore) {
+    let resource_span = crate::util::trace::sync_resource_span!(
+        "tokio::sync::rwlock",
+        "RwLock",
+        std::panic::Location::caller()
+    );
+    resource_span.in_scope(|| {
+        tracing::trace!(target: "runtime::resource::state_update", max_readers = max_reads);
+        tracing::trace!(target: "runtime::resource::state_update", write_locked = false);
+        tracing::trace!(target: "runtime::resource::state_update", current_readers = 0);
+    });
+    let s = resource_span.in_scope(|| FairSemaphore::new_traced(max_reads as usize));
+    (resource_span, s)
+}
 
 /// The semaphore of a lock is never closed.
 fn never_closed() -> ! {
@@ -57,9 +80,15 @@ impl<T: ?Sized> RwLock<T> {
     where
         T: Sized,
     {
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        let (resource_span, s) = traced(MAX_READS);
+        #[cfg(not(all(tokio_unstable, feature = "tracing")))]
+        let s = FairSemaphore::new(MAX_READS as usize);
         RwLock {
+            #[cfg(all(tokio_unstable, feature = "tracing"))]
+            resource_span,
             mr: MAX_READS,
-            s: FairSemaphore::new(MAX_READS as usize),
+            s,
             c: UnsafeCell::new(value),
         }
     }
@@ -80,9 +109,15 @@ impl<T: ?Sized> RwLock<T> {
             max_reads <= MAX_READS,
             "a RwLock may not be created with more than {MAX_READS} readers"
         );
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        let (resource_span, s) = traced(max_reads);
+        #[cfg(not(all(tokio_unstable, feature = "tracing")))]
+        let s = FairSemaphore::new(max_reads as usize);
         RwLock {
+            #[cfg(all(tokio_unstable, feature = "tracing"))]
+            resource_span,
             mr: max_reads,
-            s: FairSemaphore::new(max_reads as usize),
+            s,
             c: UnsafeCell::new(value),
         }
     }
@@ -94,6 +129,8 @@ impl<T: ?Sized> RwLock<T> {
         T: Sized,
     {
         RwLock {
+            #[cfg(all(tokio_unstable, feature = "tracing"))]
+            resource_span: tracing::Span::none(),
             mr: MAX_READS,
             s: FairSemaphore::new(MAX_READS as usize),
             c: UnsafeCell::new(value),
@@ -114,6 +151,8 @@ impl<T: ?Sized> RwLock<T> {
         assert!(max_reads != 0, "a RwLock may not be created with 0 readers");
         assert!(max_reads <= MAX_READS);
         RwLock {
+            #[cfg(all(tokio_unstable, feature = "tracing"))]
+            resource_span: tracing::Span::none(),
             mr: max_reads,
             s: FairSemaphore::new(max_reads as usize),
             c: UnsafeCell::new(value),
@@ -143,7 +182,16 @@ impl<T: ?Sized> RwLock<T> {
 
     /// Waits for shared read access. Cancel safe.
     pub async fn read(&self) -> RwLockReadGuard<'_, T> {
-        if self.s.acquire(1).await.is_err() {
+        let acquire = self.s.acquire(1);
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        let acquire = crate::util::trace::async_op(
+            acquire,
+            &self.resource_span,
+            "RwLock::read",
+            "poll",
+            false,
+        );
+        if acquire.await.is_err() {
             never_closed();
         }
         self.read_guard()
@@ -162,7 +210,16 @@ impl<T: ?Sized> RwLock<T> {
     /// Waits for shared read access, returning a guard that owns an `Arc`
     /// of the lock.
     pub async fn read_owned(self: Arc<Self>) -> OwnedRwLockReadGuard<T> {
-        if self.s.acquire(1).await.is_err() {
+        let acquire = self.s.acquire(1);
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        let acquire = crate::util::trace::async_op(
+            acquire,
+            &self.resource_span,
+            "RwLock::read_owned",
+            "poll",
+            false,
+        );
+        if acquire.await.is_err() {
             never_closed();
         }
         let data = self.data() as *const T;
@@ -198,7 +255,16 @@ impl<T: ?Sized> RwLock<T> {
 
     /// Waits for exclusive write access. Cancel safe.
     pub async fn write(&self) -> RwLockWriteGuard<'_, T> {
-        if self.s.acquire(self.mr as usize).await.is_err() {
+        let acquire = self.s.acquire(self.mr as usize);
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        let acquire = crate::util::trace::async_op(
+            acquire,
+            &self.resource_span,
+            "RwLock::write",
+            "poll",
+            false,
+        );
+        if acquire.await.is_err() {
             never_closed();
         }
         self.write_guard()
@@ -217,7 +283,16 @@ impl<T: ?Sized> RwLock<T> {
     /// Waits for exclusive write access, returning a guard that owns an
     /// `Arc` of the lock.
     pub async fn write_owned(self: Arc<Self>) -> OwnedRwLockWriteGuard<T> {
-        if self.s.acquire(self.mr as usize).await.is_err() {
+        let acquire = self.s.acquire(self.mr as usize);
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        let acquire = crate::util::trace::async_op(
+            acquire,
+            &self.resource_span,
+            "RwLock::write_owned",
+            "poll",
+            false,
+        );
+        if acquire.await.is_err() {
             never_closed();
         }
         let data = self.data();

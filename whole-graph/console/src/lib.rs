@@ -1,0 +1,1 @@
+//! tokio-console against a tokiwa application: see `tests/console.rs`.
