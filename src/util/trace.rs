@@ -59,10 +59,12 @@ macro_rules! sync_resource_span {
 #[cfg(all(feature = "sync", tokiwa_own_vocabulary))]
 pub(crate) use sync_resource_span;
 
+// The cfg is on the invocation: on the struct inside, it would leave the
+// projection types and impls that `pin_project!` generates without it.
+#[cfg(all(feature = "sync", tokiwa_own_vocabulary))]
 pin_project_lite::pin_project! {
     /// A future instrumented as an async op of a resource: the three spans
     /// entered around each poll, and a `poll_op` event with its outcome.
-    #[cfg(all(feature = "sync", tokiwa_own_vocabulary))]
     pub(crate) struct AsyncOp<F> {
         #[pin]
         inner: F,
