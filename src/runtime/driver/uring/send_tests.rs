@@ -5,31 +5,15 @@
 //! moved off its thread (`block_in_place`) with sends in flight.
 use crate::io::AsyncWriteExt;
 use crate::net::UnixStream;
-use crate::runtime::{Builder, Driver, Runtime};
+use crate::runtime::Runtime;
 use std::io::Read;
 use std::os::unix::net::UnixStream as StdUnixStream;
 use std::time::Duration;
 
 fn uring(workers: usize, test: &str) -> Option<Runtime> {
-    let mut builder = if workers == 0 {
-        Builder::new_current_thread()
-    } else {
-        let mut b = Builder::new_multi_thread();
-        b.worker_threads(workers);
-        b
-    };
-    let built = builder
-        .driver(Driver::Uring)
-        .uring_completion_io(true)
-        .enable_all()
-        .build();
-    match built {
-        Ok(rt) => Some(rt),
-        Err(e) => {
-            super::unavailable(test, &e);
-            None
-        }
-    }
+    super::tests::uring_with(workers, test, |b| {
+        b.uring_completion_io(true);
+    })
 }
 
 fn byte(i: usize) -> u8 {

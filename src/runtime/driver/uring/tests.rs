@@ -16,6 +16,17 @@ use std::time::Duration;
 const AT_ONCE: Duration = Duration::from_secs(5);
 
 fn uring(workers: usize, test: &str) -> Option<Runtime> {
+    uring_with(workers, test, |_| {})
+}
+
+/// An io_uring runtime with `workers` workers (0: current-thread), set up
+/// further by `configure`, or `None` (said, as a skip) where the kernel
+/// refuses io_uring.
+pub(super) fn uring_with(
+    workers: usize,
+    test: &str,
+    configure: impl FnOnce(&mut Builder),
+) -> Option<Runtime> {
     let mut builder = if workers == 0 {
         Builder::new_current_thread()
     } else {
@@ -23,7 +34,8 @@ fn uring(workers: usize, test: &str) -> Option<Runtime> {
         b.worker_threads(workers);
         b
     };
-    match builder.driver(Driver::Uring).enable_all().build() {
+    configure(builder.driver(Driver::Uring));
+    match builder.enable_all().build() {
         Ok(rt) => Some(rt),
         Err(e) => {
             super::unavailable(test, &e);
