@@ -113,41 +113,91 @@ impl fmt::Debug for Unparker {
     }
 }
 
-/// For the length of one timed wait, asks the kernel to end this thread's
-/// timed waits at their deadline rather than up to 50 us later (the default
-/// timer slack, prctl(2) `PR_SET_TIMERSLACK`). A timed park is a worker
-/// waiting for its next timer, whose lateness is all the user sees: a 1 ms
-/// sleep on an idle runtime ended 75 us late with the default slack, about
-/// 25 us late with 1 ns. The thread's own slack is put back afterwards (a
-/// current-thread runtime parks on the caller's thread, whose other sleeps
-/// are not ours to change). Failures are ignored: the wait stays correct,
+/// Asks the kernel to end this thread's timed waits at their deadline
+/// rather than up to 50 us later (the default timer slack, prctl(2)
+/// `PR_SET_TIMERSLACK`), and puts the thread's own slack back when dropped.
+/// A timed park is a worker waiting for its next timer, whose lateness is
+/// all the user sees: a 1 ms sleep on an idle runtime ended 75 us late with
+/// the default slack, about 25 us late with 1 ns.
+///
+/// Two scopes:
+/// - [`PreciseTimerSlack::while_driving`]: for as long as this thread runs
+///   a scheduler (a worker thread's life, a current-thread runtime's
+///   `block_on`). One get and two sets per scope, not per wait: a server's
+///   worker parks with a timer pending at nearly every turn, and three
+///   `prctl` calls per timed wait were a measurable share of its syscalls.
+/// - [`PreciseTimerSlack::new`]: for one timed wait, on a thread that is not
+///   in such a scope (a thread parked by `block_on` while another drives).
+///   It does nothing inside a driving scope.
+///
+/// The thread's own slack is put back at the end of either scope (a
+/// current-thread runtime runs on the caller's thread, whose other sleeps
+/// are not ours to change). Failures are ignored: the waits stay correct,
 /// only as late as before.
 pub(crate) struct PreciseTimerSlack {
     previous: Option<libc::c_ulong>,
+    /// This guard opened the thread's driving scope (and closes it).
+    scope: bool,
+}
+
+std::thread_local! {
+    /// A driving scope is open on this thread: its slack is precise already.
+    static DRIVING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 impl PreciseTimerSlack {
+    /// For one timed wait (nothing when this thread is in a driving scope).
     pub(crate) fn new() -> PreciseTimerSlack {
+        if DRIVING.with(|d| d.get()) {
+            return PreciseTimerSlack {
+                previous: None,
+                scope: false,
+            };
+        }
+        PreciseTimerSlack {
+            previous: Self::set_precise(),
+            scope: false,
+        }
+    }
+
+    /// For as long as this thread drives a scheduler (nested scopes: only
+    /// the outermost one sets and restores).
+    pub(crate) fn while_driving() -> PreciseTimerSlack {
+        if DRIVING.with(|d| d.replace(true)) {
+            return PreciseTimerSlack {
+                previous: None,
+                scope: false,
+            };
+        }
+        PreciseTimerSlack {
+            previous: Self::set_precise(),
+            scope: true,
+        }
+    }
+
+    /// Sets 1 ns; returns the slack to put back, if it was changed.
+    fn set_precise() -> Option<libc::c_ulong> {
         if cfg!(tokiwa_loom) {
-            return PreciseTimerSlack { previous: None };
+            return None;
         }
         // SAFETY: PR_GET_TIMERSLACK returns the value and touches no
         // memory of ours.
         let previous = unsafe { libc::prctl(libc::PR_GET_TIMERSLACK) };
         if previous <= 1 {
-            return PreciseTimerSlack { previous: None };
+            return None;
         }
         // SAFETY: PR_SET_TIMERSLACK takes an integer argument and touches
         // no memory of ours.
         let set = unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
-        PreciseTimerSlack {
-            previous: (set == 0).then_some(previous as libc::c_ulong),
-        }
+        (set == 0).then_some(previous as libc::c_ulong)
     }
 }
 
 impl Drop for PreciseTimerSlack {
     fn drop(&mut self) {
+        if self.scope {
+            DRIVING.with(|d| d.set(false));
+        }
         if let Some(previous) = self.previous {
             // SAFETY: as in `new`.
             let _ = unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, previous) };

@@ -377,6 +377,7 @@ impl Handle {
     ) -> F::Output {
         // Busy from now until it parks or hands the core back.
         core.busy_since = Instant::now();
+        let _slack = crate::runtime::park::condvar::PreciseTimerSlack::while_driving();
         /// Gives the core back even if the future or a task hook panics.
         struct Release<'a> {
             handle: &'a Handle,

@@ -96,6 +96,7 @@ impl Handle {
         let (task, _join) = crate::runtime::blocking::new_task(move || {
             let core = slot.lock().unwrap().core.take();
             if let Some(core) = core {
+                let _slack = crate::runtime::park::condvar::PreciseTimerSlack::while_driving();
                 if let Err((core, e)) = worker::run(handle, core) {
                     let mut hand_off = slot.lock().unwrap();
                     hand_off.core = Some(core);
