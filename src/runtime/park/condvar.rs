@@ -146,13 +146,16 @@ std::thread_local! {
 }
 
 impl PreciseTimerSlack {
+    /// A guard that changed nothing and restores nothing.
+    const INERT: PreciseTimerSlack = PreciseTimerSlack {
+        previous: None,
+        scope: false,
+    };
+
     /// For one timed wait (nothing when this thread is in a driving scope).
     pub(crate) fn new() -> PreciseTimerSlack {
         if DRIVING.with(|d| d.get()) {
-            return PreciseTimerSlack {
-                previous: None,
-                scope: false,
-            };
+            return PreciseTimerSlack::INERT;
         }
         PreciseTimerSlack {
             previous: Self::set_precise(),
@@ -164,10 +167,7 @@ impl PreciseTimerSlack {
     /// the outermost one sets and restores).
     pub(crate) fn while_driving() -> PreciseTimerSlack {
         if DRIVING.with(|d| d.replace(true)) {
-            return PreciseTimerSlack {
-                previous: None,
-                scope: false,
-            };
+            return PreciseTimerSlack::INERT;
         }
         PreciseTimerSlack {
             previous: Self::set_precise(),
