@@ -415,6 +415,8 @@ fn sum_workers(m: &tokiwa::runtime::RuntimeMetrics, f: impl Fn(usize) -> u64) ->
 
 mod metrics {
     use super::*;
+    use std::time::Duration;
+    use tokiwa::runtime::{HistogramConfiguration, LogHistogram};
 
     rt_test! {
         fn spawned_remote_and_local_schedule_counts() {
@@ -492,8 +494,62 @@ mod metrics {
                 .map(|w| m.worker_mean_poll_time(w))
                 .max()
                 .unwrap();
-            assert!(mean >= std::time::Duration::from_micros(100), "mean poll time {mean:?}");
+            if FLAVOR.is_multi_thread() {
+                assert!(mean >= std::time::Duration::from_micros(100), "mean poll time {mean:?}");
+            } else {
+                // As in tokio: not measured on a current-thread runtime.
+                assert_eq!(mean, std::time::Duration::ZERO);
+            }
             let _ = sum_workers(&m, |w| m.worker_noop_count(w));
+        }
+
+        fn poll_time_histogram_counts_every_poll_in_its_bucket() {
+            let rt = builder()
+                .enable_metrics_poll_time_histogram()
+                .metrics_poll_time_histogram_configuration(HistogramConfiguration::linear(
+                    Duration::from_millis(1),
+                    4,
+                ))
+                .build()
+                .unwrap();
+            let m = rt.metrics();
+            assert!(m.poll_time_histogram_enabled());
+            assert_eq!(m.poll_time_histogram_num_buckets(), 4);
+            assert_eq!(
+                m.poll_time_histogram_bucket_range(3),
+                Duration::from_millis(3)..Duration::from_nanos(u64::MAX)
+            );
+            rt.block_on(async {
+                for _ in 0..3 {
+                    tokiwa::spawn(async {}).await.unwrap();
+                }
+                // One poll that takes at least 5 ms: the last bucket.
+                tokiwa::spawn(async { std::thread::sleep(Duration::from_millis(5)) })
+                    .await
+                    .unwrap();
+            });
+            drop(rt);
+            let bucket = |b| sum_workers(&m, |w| m.poll_time_histogram_bucket_count(w, b));
+            let total: u64 = (0..4).map(bucket).sum();
+            // Every task poll, and only those (not `block_on`'s future).
+            assert_eq!(total, sum_workers(&m, |w| m.worker_poll_count(w)));
+            assert_eq!(total, 4);
+            assert!(bucket(3) >= 1, "the 5 ms poll is not in the last bucket");
+        }
+
+        fn poll_time_histogram_is_off_unless_enabled() {
+            let rt = builder()
+                .metrics_poll_time_histogram_configuration(HistogramConfiguration::log(
+                    LogHistogram::default(),
+                ))
+                .build()
+                .unwrap();
+            let m = rt.metrics();
+            rt.block_on(async { tokiwa::spawn(async {}).await.unwrap() });
+            assert!(!m.poll_time_histogram_enabled());
+            assert_eq!(m.poll_time_histogram_num_buckets(), 0);
+            assert_eq!(m.poll_time_histogram_bucket_range(0), Duration::ZERO..Duration::ZERO);
+            assert_eq!(m.poll_time_histogram_bucket_count(0, 0), 0);
         }
     }
 }

@@ -51,6 +51,11 @@ pub struct Builder {
     hooks: super::TaskHooks,
     #[cfg(tokio_unstable)]
     unhandled_panic: UnhandledPanic,
+    /// Whether the poll-time histogram is on, and its layout.
+    #[cfg(tokio_unstable)]
+    poll_time_histogram_enabled: bool,
+    #[cfg(tokio_unstable)]
+    poll_time_histogram: super::metrics::HistogramBuilder,
 }
 
 /// How the runtime responds to a spawned task's panic
@@ -124,6 +129,10 @@ impl Builder {
             hooks: super::TaskHooks::default(),
             #[cfg(tokio_unstable)]
             unhandled_panic: UnhandledPanic::Ignore,
+            #[cfg(tokio_unstable)]
+            poll_time_histogram_enabled: false,
+            #[cfg(tokio_unstable)]
+            poll_time_histogram: Default::default(),
         }
     }
 
@@ -442,6 +451,105 @@ impl Builder {
         self
     }
 
+    /// Records how long each task poll takes, per worker, in a histogram
+    /// ([`RuntimeMetrics::poll_time_histogram_bucket_count`] and the
+    /// methods next to it). Off by default: it reads the clock twice per
+    /// poll. Its layout is 10 linear buckets of 100 µs unless
+    /// [`metrics_poll_time_histogram_configuration`] sets another.
+    ///
+    /// **Note**: this is an unstable API (`--cfg tokio_unstable`).
+    ///
+    /// ```
+    /// let rt = tokiwa::runtime::Builder::new_current_thread()
+    ///     .enable_metrics_poll_time_histogram()
+    ///     .build()
+    ///     .unwrap();
+    /// rt.block_on(async { tokiwa::spawn(async {}).await.unwrap() });
+    /// let m = rt.metrics();
+    /// assert_eq!(m.poll_time_histogram_num_buckets(), 10);
+    /// let polls: u64 = (0..10).map(|b| m.poll_time_histogram_bucket_count(0, b)).sum();
+    /// assert_eq!(polls, 1);
+    /// ```
+    ///
+    /// [`RuntimeMetrics::poll_time_histogram_bucket_count`]: super::RuntimeMetrics::poll_time_histogram_bucket_count
+    /// [`metrics_poll_time_histogram_configuration`]: Builder::metrics_poll_time_histogram_configuration
+    #[cfg(tokio_unstable)]
+    pub fn enable_metrics_poll_time_histogram(&mut self) -> &mut Self {
+        self.poll_time_histogram_enabled = true;
+        self
+    }
+
+    /// Deprecated name of
+    /// [`enable_metrics_poll_time_histogram`](Builder::enable_metrics_poll_time_histogram).
+    #[cfg(tokio_unstable)]
+    #[deprecated(
+        note = "`poll_count_histogram` related methods have been renamed `poll_time_histogram` to better reflect their functionality."
+    )]
+    #[doc(hidden)]
+    pub fn enable_metrics_poll_count_histogram(&mut self) -> &mut Self {
+        self.enable_metrics_poll_time_histogram()
+    }
+
+    /// The bucket layout of the poll-time histogram: linear or log-scaled
+    /// (see [`HistogramConfiguration`](super::HistogramConfiguration)).
+    /// Only takes effect with
+    /// [`enable_metrics_poll_time_histogram`](Builder::enable_metrics_poll_time_histogram);
+    /// any of the deprecated `metrics_poll_count_histogram_*` settings
+    /// override it.
+    ///
+    /// **Note**: this is an unstable API (`--cfg tokio_unstable`).
+    #[cfg(tokio_unstable)]
+    pub fn metrics_poll_time_histogram_configuration(
+        &mut self,
+        configuration: super::HistogramConfiguration,
+    ) -> &mut Self {
+        self.poll_time_histogram.configure(configuration);
+        self
+    }
+
+    /// Deprecated: the scale of the poll-time histogram (linear, or each
+    /// bucket twice the one before). Use
+    /// [`metrics_poll_time_histogram_configuration`](Builder::metrics_poll_time_histogram_configuration).
+    #[cfg(tokio_unstable)]
+    #[deprecated(note = "use `metrics_poll_time_histogram_configuration`")]
+    pub fn metrics_poll_count_histogram_scale(
+        &mut self,
+        histogram_scale: super::HistogramScale,
+    ) -> &mut Self {
+        self.poll_time_histogram
+            .legacy(|l| l.scale = histogram_scale);
+        self
+    }
+
+    /// Deprecated: the width of the poll-time histogram's first bucket
+    /// (default 100 µs; rounded up to a power of two nanoseconds on the
+    /// log scale). Use
+    /// [`metrics_poll_time_histogram_configuration`](Builder::metrics_poll_time_histogram_configuration).
+    ///
+    /// # Panics
+    ///
+    /// When `resolution` is zero or above one second.
+    #[cfg(tokio_unstable)]
+    #[deprecated(note = "use `metrics_poll_time_histogram_configuration`")]
+    #[track_caller]
+    pub fn metrics_poll_count_histogram_resolution(&mut self, resolution: Duration) -> &mut Self {
+        assert!(resolution > Duration::ZERO);
+        assert!(resolution <= Duration::from_secs(1));
+        let nanos = resolution.as_nanos() as u64;
+        self.poll_time_histogram.legacy(|l| l.resolution = nanos);
+        self
+    }
+
+    /// Deprecated: the number of buckets of the poll-time histogram
+    /// (default 10; the last holds every longer poll). Use
+    /// [`metrics_poll_time_histogram_configuration`](Builder::metrics_poll_time_histogram_configuration).
+    #[cfg(tokio_unstable)]
+    #[deprecated(note = "use `metrics_poll_time_histogram_configuration`")]
+    pub fn metrics_poll_count_histogram_buckets(&mut self, buckets: usize) -> &mut Self {
+        self.poll_time_histogram.legacy(|l| l.buckets = buckets);
+        self
+    }
+
     /// tokiwa extension: forces the number of injection-queue shards
     /// (default: none up to 32 workers, then one per 16 workers). Meant for
     /// tests and experiments with sharding on small machines.
@@ -523,6 +631,10 @@ impl Builder {
             hooks: self.hooks.clone(),
             #[cfg(tokio_unstable)]
             unhandled_panic: self.unhandled_panic.clone(),
+            #[cfg(tokio_unstable)]
+            poll_time_histogram: self
+                .poll_time_histogram_enabled
+                .then(|| self.poll_time_histogram.layout()),
         };
         let spawner = pool.spawner().clone();
         let handle = match self.kind {

@@ -23,4 +23,7 @@ pub(crate) struct Config {
     /// What a task's panic does to the runtime (current-thread only).
     #[cfg(tokio_unstable)]
     pub(crate) unhandled_panic: super::UnhandledPanic,
+    /// The poll-time histogram's layout, when it is enabled.
+    #[cfg(tokio_unstable)]
+    pub(crate) poll_time_histogram: Option<super::metrics::Layout>,
 }

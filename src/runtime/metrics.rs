@@ -1,4 +1,20 @@
 //! `RuntimeMetrics`: counts a program can read about its runtime.
+//!
+//! With `--cfg tokio_unstable`, also the poll-time histogram
+//! (`histogram.rs`, its log-scaled layout in `log_histogram.rs`) and the
+//! I/O driver's counts (`runtime/driver/io_metrics.rs`).
+#[cfg(tokio_unstable)]
+mod histogram;
+#[cfg(tokio_unstable)]
+mod log_histogram;
+
+#[cfg(tokio_unstable)]
+pub(crate) use histogram::{Histogram, HistogramBuilder, Layout};
+#[cfg(tokio_unstable)]
+pub use histogram::{HistogramConfiguration, HistogramScale};
+#[cfg(tokio_unstable)]
+pub use log_histogram::{InvalidHistogramConfiguration, LogHistogram, LogHistogramBuilder};
+
 use super::scheduler;
 use crate::loom::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::fmt;
@@ -44,6 +60,9 @@ pub(crate) struct WorkerMetrics {
     /// The thread that last took the worker's core.
     #[cfg(tokio_unstable)]
     pub(crate) thread_id: crate::loom::sync::Mutex<Option<std::thread::ThreadId>>,
+    /// The worker's poll times, when the builder enabled the histogram.
+    #[cfg(tokio_unstable)]
+    pub(crate) poll_time_histogram: Option<Histogram>,
 }
 
 /// Runtime-wide counters of `tokio_unstable` (`RuntimeMetrics::
@@ -65,6 +84,34 @@ impl SchedulerMetrics {
 }
 
 impl WorkerMetrics {
+    /// A worker's counters, all zero, with the histograms `config` asks for.
+    pub(crate) fn new(config: &super::config::Config) -> WorkerMetrics {
+        let _ = config;
+        WorkerMetrics {
+            #[cfg(tokio_unstable)]
+            poll_time_histogram: config.poll_time_histogram.map(Histogram::new),
+            ..WorkerMetrics::default()
+        }
+    }
+
+    /// When a poll to be timed starts: `Some` only with the poll-time
+    /// histogram on, so that a runtime without it reads no clock.
+    #[cfg(tokio_unstable)]
+    #[inline]
+    pub(crate) fn poll_started(&self) -> Option<Instant> {
+        self.poll_time_histogram.as_ref().map(|_| Instant::now())
+    }
+
+    /// The poll begun at `started` ([`WorkerMetrics::poll_started`]) has
+    /// ended: counts its duration. Only the core's holder calls this.
+    #[cfg(tokio_unstable)]
+    #[inline]
+    pub(crate) fn poll_ended(&self, started: Option<Instant>) {
+        if let (Some(histogram), Some(started)) = (&self.poll_time_histogram, started) {
+            histogram.record(started.elapsed());
+        }
+    }
+
     /// Records the thread that took the worker's core.
     #[cfg(tokio_unstable)]
     pub(crate) fn set_thread_id(&self) {
@@ -300,9 +347,91 @@ impl RuntimeMetrics {
 
     /// The moving average of the worker's poll durations (an exponentially
     /// weighted mean, each poll weighing 0.1); zero before its first batch
-    /// of polls is measured.
+    /// of polls is measured, and always zero on a current-thread runtime
+    /// (as in tokio).
     pub fn worker_mean_poll_time(&self, worker: usize) -> Duration {
         Duration::from_nanos(self.worker(worker, |m| m.mean_poll_time_ns.load(Relaxed)))
+    }
+
+    /// The histogram of worker 0 (all workers have the same layout).
+    fn poll_time_layout(&self) -> Option<Layout> {
+        self.worker(0, |m| m.poll_time_histogram.as_ref().map(|h| *h.layout()))
+    }
+
+    /// Whether the runtime records poll times
+    /// (`Builder::enable_metrics_poll_time_histogram`).
+    pub fn poll_time_histogram_enabled(&self) -> bool {
+        self.poll_time_layout().is_some()
+    }
+
+    /// Deprecated name of
+    /// [`poll_time_histogram_enabled`](Self::poll_time_histogram_enabled).
+    #[deprecated(note = "Renamed to `poll_time_histogram_enabled`")]
+    #[doc(hidden)]
+    pub fn poll_count_histogram_enabled(&self) -> bool {
+        self.poll_time_histogram_enabled()
+    }
+
+    /// The buckets of the poll-time histogram (0 when it is off).
+    pub fn poll_time_histogram_num_buckets(&self) -> usize {
+        self.poll_time_layout().map_or(0, |l| l.num_buckets())
+    }
+
+    /// Deprecated name of
+    /// [`poll_time_histogram_num_buckets`](Self::poll_time_histogram_num_buckets).
+    #[deprecated(note = "renamed to `poll_time_histogram_num_buckets`.")]
+    #[doc(hidden)]
+    pub fn poll_count_histogram_num_buckets(&self) -> usize {
+        self.poll_time_histogram_num_buckets()
+    }
+
+    /// The poll durations bucket `bucket` counts; the last bucket reaches
+    /// to `Duration::from_nanos(u64::MAX)`. An empty range when the
+    /// histogram is off.
+    ///
+    /// # Panics
+    ///
+    /// May panic when `bucket` is not below
+    /// [`poll_time_histogram_num_buckets`](Self::poll_time_histogram_num_buckets).
+    #[track_caller]
+    pub fn poll_time_histogram_bucket_range(&self, bucket: usize) -> std::ops::Range<Duration> {
+        self.poll_time_layout().map_or_else(Default::default, |l| {
+            let range = l.bucket_range(bucket);
+            Duration::from_nanos(range.start)..Duration::from_nanos(range.end)
+        })
+    }
+
+    /// Deprecated name of
+    /// [`poll_time_histogram_bucket_range`](Self::poll_time_histogram_bucket_range).
+    #[deprecated(note = "renamed to `poll_time_histogram_bucket_range`")]
+    #[doc(hidden)]
+    #[track_caller]
+    pub fn poll_count_histogram_bucket_range(&self, bucket: usize) -> std::ops::Range<Duration> {
+        self.poll_time_histogram_bucket_range(bucket)
+    }
+
+    /// How many of worker `worker`'s task polls took a time in bucket
+    /// `bucket`'s range (0 when the histogram is off). Current as of the
+    /// last poll the worker finished.
+    ///
+    /// # Panics
+    ///
+    /// When `worker` is not below [`num_workers`](Self::num_workers), or,
+    /// with the histogram on, `bucket` not below
+    /// [`poll_time_histogram_num_buckets`](Self::poll_time_histogram_num_buckets).
+    #[track_caller]
+    pub fn poll_time_histogram_bucket_count(&self, worker: usize, bucket: usize) -> u64 {
+        self.worker(worker, |m| {
+            m.poll_time_histogram.as_ref().map_or(0, |h| h.get(bucket))
+        })
+    }
+
+    /// Deprecated name of
+    /// [`poll_time_histogram_bucket_count`](Self::poll_time_histogram_bucket_count).
+    #[deprecated(note = "use `poll_time_histogram_bucket_count` instead")]
+    #[doc(hidden)]
+    pub fn poll_count_histogram_bucket_count(&self, worker: usize, bucket: usize) -> u64 {
+        self.poll_time_histogram_bucket_count(worker, bucket)
     }
 }
 

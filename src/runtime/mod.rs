@@ -47,6 +47,11 @@ pub use handle::{EnterGuard, Handle, RuntimeFlavor};
 pub use id::Id;
 pub use local_runtime::{LocalOptions, LocalRuntime};
 pub use metrics::RuntimeMetrics;
+#[cfg(tokio_unstable)]
+pub use metrics::{
+    HistogramConfiguration, HistogramScale, InvalidHistogramConfiguration, LogHistogram,
+    LogHistogramBuilder,
+};
 pub use runtime::Runtime;
 pub use shutdown_error::is_rt_shutdown_err;
 #[cfg(tokiwa_io_driver)]

@@ -123,9 +123,6 @@ pub(crate) struct Core {
     /// When the busy period being measured began (`block_on` took the
     /// core, or the thread last woke): see `WorkerMetrics`.
     busy_since: Instant,
-    /// The mean poll time (`worker_mean_poll_time`), measured per batch.
-    #[cfg(tokio_unstable)]
-    tuning: crate::runtime::scheduler::multi_thread::tuning::Tuning,
     /// The poll count when the thread last woke from a park.
     #[cfg(tokio_unstable)]
     polls_at_unpark: Option<u64>,
@@ -149,6 +146,7 @@ impl Handle {
         driver.detach(0);
         let park = parkers.pop().expect("one parker");
         let unpark = park.unparker();
+        let metrics = WorkerMetrics::new(&config);
         Ok(Arc::new(Handle {
             inject: Mutex::new(Some(VecDeque::new())),
             inject_len: AtomicUsize::new(0),
@@ -170,14 +168,10 @@ impl Handle {
                 polls: 0,
                 busy_since: Instant::now(),
                 #[cfg(tokio_unstable)]
-                tuning: crate::runtime::scheduler::multi_thread::tuning::Tuning::new(Some(
-                    GLOBAL_QUEUE_INTERVAL,
-                )),
-                #[cfg(tokio_unstable)]
                 polls_at_unpark: None,
             }))),
             core_waiters: Mutex::new(Vec::new()),
-            metrics: WorkerMetrics::default(),
+            metrics,
             driver,
             #[cfg(tokio_unstable)]
             panicked: AtomicBool::new(false),
@@ -477,28 +471,10 @@ impl Handle {
     /// Runs up to `event_interval` tasks, then reaps the driver; parks when
     /// there is nothing to do. Returns `true`, having run no more tasks,
     /// once a task's panic shut the runtime down.
+    ///
+    /// (No mean poll time is measured here: tokio's current-thread runtime
+    /// reports zero for `worker_mean_poll_time`.)
     fn run_tasks(&self, cx: &Context) -> bool {
-        #[cfg(tokio_unstable)]
-        {
-            let mut slot = cx.core.borrow_mut();
-            let core = slot.as_mut().expect("core missing");
-            core.tuning.start_batch(core.polls);
-        }
-        let stop = self.run_batch(cx);
-        #[cfg(tokio_unstable)]
-        {
-            let mut slot = cx.core.borrow_mut();
-            if let Some(core) = slot.as_mut() {
-                core.tuning.end_batch(core.polls);
-                let mean = core.tuning.mean_poll_ns();
-                self.metrics.mean_poll_time_ns.store(mean, Relaxed);
-            }
-        }
-        stop
-    }
-
-    /// [`Handle::run_tasks`] without the measure of poll times.
-    fn run_batch(&self, cx: &Context) -> bool {
         // The `block_on` future is polled again only after this batch, even
         // if it woke itself meanwhile: a future that keeps waking itself
         // must not starve the tasks it waits for.
@@ -525,7 +501,14 @@ impl Handle {
                 task
             };
             match task {
-                Some(task) => coop::budget(|| scheduler::run_task(&self.config, task)),
+                Some(task) => {
+                    // Timed only when the poll-time histogram is on.
+                    #[cfg(tokio_unstable)]
+                    let started = self.metrics.poll_started();
+                    coop::budget(|| scheduler::run_task(&self.config, task));
+                    #[cfg(tokio_unstable)]
+                    self.metrics.poll_ended(started);
+                }
                 None => {
                     // Only yielded tasks left: look at the driver, without
                     // sleeping, before they run again.

@@ -59,8 +59,7 @@ pub(crate) fn launch(
     thread_name: &str,
 ) -> std::io::Result<Arc<Handle>> {
     let (driver, parkers) = driver::Handle::new(driver_config, num_workers, thread_name)?;
-    let (shared, cores) =
-        worker::Shared::new(num_workers, shards, parkers, config.global_queue_interval);
+    let (shared, cores) = worker::Shared::new(num_workers, shards, parkers, &config);
     let handle = Arc::new(Handle {
         shared,
         config,

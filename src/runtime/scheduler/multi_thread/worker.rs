@@ -144,15 +144,16 @@ pub(crate) struct Context {
 }
 
 impl Shared {
-    /// Creates the shared state and the cores, one per worker
-    /// (`global_queue_interval`: the builder's, if set).
+    /// Creates the shared state and the cores, one per worker (the
+    /// config's global queue interval, if set, and its metrics settings).
     #[allow(clippy::vec_box)]
     pub(crate) fn new(
         num_workers: usize,
         shards: usize,
         parkers: Vec<Parker>,
-        global_queue_interval: Option<u32>,
+        config: &crate::runtime::config::Config,
     ) -> (Shared, Vec<Box<Core>>) {
+        let global_queue_interval = config.global_queue_interval;
         let inject = Inject::new(shards);
         let mut remotes = Vec::with_capacity(num_workers);
         let mut cores = Vec::with_capacity(num_workers);
@@ -185,7 +186,9 @@ impl Shared {
             idle: Idle::new(num_workers),
             owned: OwnedTasks::new(num_workers * 16),
             shutdown_cores: Mutex::new(Vec::with_capacity(num_workers)),
-            worker_metrics: (0..num_workers).map(|_| WorkerMetrics::default()).collect(),
+            worker_metrics: (0..num_workers)
+                .map(|_| WorkerMetrics::new(config))
+                .collect(),
             #[cfg(tokio_unstable)]
             scheduler_metrics: Default::default(),
         };
@@ -305,13 +308,22 @@ impl Context {
         core.transition_from_searching(&self.handle);
         core.lifo_polls = 0;
         core.stats.polls += 1;
+        // Each poll is timed when the poll-time histogram is on, and
+        // recorded only while this thread still holds the core (the
+        // histogram's one writer; `block_in_place` may have handed it on).
+        #[cfg(tokio_unstable)]
+        let metrics = &self.handle.shared.worker_metrics[core.index];
         *self.core.borrow_mut() = Some(core);
         let config = &self.handle.config;
         coop::budget(|| {
+            #[cfg(tokio_unstable)]
+            let mut started = metrics.poll_started();
             scheduler::run_task(config, task);
             // Run what the task woke into the LIFO slot, within limits.
             loop {
                 let mut core = self.core.borrow_mut().take()?;
+                #[cfg(tokio_unstable)]
+                metrics.poll_ended(started);
                 let Some(task) = core.lifo_slot.take() else {
                     return Some(core);
                 };
@@ -322,6 +334,10 @@ impl Context {
                 core.lifo_polls += 1;
                 core.stats.polls += 1;
                 *self.core.borrow_mut() = Some(core);
+                #[cfg(tokio_unstable)]
+                {
+                    started = metrics.poll_started();
+                }
                 scheduler::run_task(config, task);
             }
         })
