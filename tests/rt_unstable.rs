@@ -537,6 +537,33 @@ mod metrics {
             assert!(bucket(3) >= 1, "the 5 ms poll is not in the last bucket");
         }
 
+        fn io_driver_counts_registrations_and_ready_events() {
+            use tokiwa::net::{TcpListener, TcpStream};
+            let rt = rt();
+            let m = rt.metrics();
+            assert_eq!(m.io_driver_fd_registered_count(), 0);
+            assert_eq!(m.io_driver_ready_count(), 0);
+            let (client, server) = rt.block_on(async {
+                let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+                let addr = listener.local_addr().unwrap();
+                let connect = tokiwa::spawn(TcpStream::connect(addr));
+                let (server, _) = listener.accept().await.unwrap();
+                (connect.await.unwrap().unwrap(), server)
+            });
+            // The listener, the client and the accepted stream; the
+            // listener is gone.
+            assert_eq!(m.io_driver_fd_registered_count(), 3);
+            assert_eq!(m.io_driver_fd_deregistered_count(), 1);
+            // At least the connect's completion came as an event (a
+            // non-blocking connect is in progress until then).
+            let ready = m.io_driver_ready_count();
+            assert!(ready >= 1, "io_driver_ready_count {ready}");
+            drop(client);
+            drop(server);
+            assert_eq!(m.io_driver_fd_deregistered_count(), 3);
+            assert_eq!(m.io_driver_fd_registered_count(), 3);
+        }
+
         fn poll_time_histogram_is_off_unless_enabled() {
             let rt = builder()
                 .metrics_poll_time_histogram_configuration(HistogramConfiguration::log(

@@ -1,8 +1,9 @@
 //! `RuntimeMetrics`: counts a program can read about its runtime.
 //!
 //! With `--cfg tokio_unstable`, also the poll-time histogram
-//! (`histogram.rs`, its log-scaled layout in `log_histogram.rs`) and the
-//! I/O driver's counts (`runtime/driver/io_metrics.rs`).
+//! (`metrics/histogram.rs`, its log-scaled layout in
+//! `metrics/log_histogram.rs`) and the I/O driver's counts
+//! (`runtime/driver/io_metrics.rs`).
 #[cfg(tokio_unstable)]
 mod histogram;
 #[cfg(tokio_unstable)]
@@ -432,6 +433,32 @@ impl RuntimeMetrics {
     #[doc(hidden)]
     pub fn poll_count_histogram_bucket_count(&self, worker: usize, bucket: usize) -> u64 {
         self.poll_time_histogram_bucket_count(worker, bucket)
+    }
+}
+
+/// The I/O driver's counts (`tokio_unstable`, feature `net`, as in
+/// tokio): the same in both driver modes (`runtime/driver/io_metrics.rs`);
+/// all zero on a runtime without I/O.
+#[cfg(all(tokio_unstable, feature = "net"))]
+impl RuntimeMetrics {
+    /// I/O resources (sockets, pipes, `AsyncFd`s and the like) registered
+    /// with the runtime's I/O driver so far. Minus
+    /// [`io_driver_fd_deregistered_count`](Self::io_driver_fd_deregistered_count),
+    /// those registered now.
+    pub fn io_driver_fd_registered_count(&self) -> u64 {
+        self.handle.driver().fd_counts().registered_count()
+    }
+
+    /// I/O resources deregistered from the runtime's I/O driver so far
+    /// (each when it is dropped, or gives its descriptor back).
+    pub fn io_driver_fd_deregistered_count(&self) -> u64 {
+        self.handle.driver().fd_counts().deregistered_count()
+    }
+
+    /// Readiness events the runtime's I/O driver delivered to its
+    /// resources so far (summed over the workers' drivers).
+    pub fn io_driver_ready_count(&self) -> u64 {
+        self.handle.driver().ready_count()
     }
 }
 

@@ -10,6 +10,7 @@
 //! * `parker.rs`: a worker's parker, the condvar or its ring;
 //! * `scheduled_io.rs`: per-resource readiness and wakers;
 //! * `registration.rs`: what the I/O types call;
+//! * `io_metrics.rs` (`tokio_unstable`): the I/O driver's counts;
 //! * timers live in `crate::time::driver` (one wheel per worker).
 //!
 //! # What every driver provides
@@ -38,6 +39,8 @@
 //! parker and its I/O driver). Every method matches on it; nothing else
 //! records the mode.
 pub(crate) mod choice;
+#[cfg(all(tokio_unstable, tokiwa_io_driver))]
+pub(crate) mod io_metrics;
 #[cfg(tokiwa_io_driver)]
 pub(crate) mod legacy;
 mod park;
@@ -97,6 +100,9 @@ pub(crate) struct Handle {
     fallback_reason: Option<String>,
     #[cfg(feature = "time")]
     time: Option<crate::time::driver::TimeHandle>,
+    /// Registrations and their drops (`io_metrics.rs`).
+    #[cfg(all(tokio_unstable, tokiwa_io_driver))]
+    fd_counts: std::sync::Arc<io_metrics::FdCounts>,
 }
 
 /// The driver that runs, built once by [`Handle::new`].
@@ -236,6 +242,8 @@ impl Handle {
             #[cfg(feature = "time")]
             time: enable_time
                 .then(|| crate::time::driver::TimeHandle::new(unparkers.clone(), start_paused)),
+            #[cfg(all(tokio_unstable, tokiwa_io_driver))]
+            fd_counts: Default::default(),
         };
         Ok((handle, parkers))
     }
@@ -309,6 +317,37 @@ impl Handle {
                 Ok((Backend::Epoll(placement), io))
             }
         }
+    }
+
+    /// Counts a registration; its holder counts its drop in the counts
+    /// returned.
+    #[cfg(all(tokio_unstable, tokiwa_io_driver))]
+    pub(crate) fn count_registration(&self) -> std::sync::Arc<io_metrics::FdCounts> {
+        self.fd_counts.registered();
+        self.fd_counts.clone()
+    }
+
+    /// Registrations and their drops so far.
+    #[cfg(all(tokio_unstable, tokiwa_io_driver))]
+    // Read by `RuntimeMetrics` with the `net` feature, as in tokio.
+    #[cfg_attr(not(feature = "net"), allow(dead_code))]
+    pub(crate) fn fd_counts(&self) -> &io_metrics::FdCounts {
+        &self.fd_counts
+    }
+
+    /// Ready events dispatched to resources so far, summed over the
+    /// workers' drivers (0 without I/O).
+    #[cfg(all(tokio_unstable, tokiwa_io_driver))]
+    // Read by `RuntimeMetrics` with the `net` feature, as in tokio.
+    #[cfg_attr(not(feature = "net"), allow(dead_code))]
+    pub(crate) fn ready_count(&self) -> u64 {
+        #[allow(unused_mut)] // added to only with the `uring` feature
+        let mut sum: u64 = self.reactors().iter().map(|r| r.ready_count.get()).sum();
+        #[cfg(feature = "uring")]
+        {
+            sum += self.rings().iter().map(|r| r.ready_count()).sum::<u64>();
+        }
+        sum
     }
 
     /// The driver actually running (`Legacy` or `Uring`).

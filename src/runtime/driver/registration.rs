@@ -21,6 +21,9 @@ use std::task::{ready, Context, Poll};
 pub(crate) struct Registration {
     backend: Backend,
     shared: Arc<ScheduledIo>,
+    /// Where its drop is counted (`io_metrics.rs`).
+    #[cfg(tokio_unstable)]
+    fd_counts: Arc<super::io_metrics::FdCounts>,
 }
 
 impl Registration {
@@ -73,8 +76,14 @@ impl Registration {
         handle: &scheduler::Handle,
         place: Place,
     ) -> io::Result<Registration> {
-        let (backend, shared) = handle.driver().io().register(fd, interest, place)?;
-        Ok(Registration { backend, shared })
+        let driver = handle.driver().io();
+        let (backend, shared) = driver.register(fd, interest, place)?;
+        Ok(Registration {
+            backend,
+            shared,
+            #[cfg(tokio_unstable)]
+            fd_counts: driver.count_registration(),
+        })
     }
 
     /// Removes the descriptor from the reactor (the one it was registered
@@ -310,6 +319,8 @@ impl Drop for Registration {
         // Nothing can wait on a dropped resource; drop the stored wakers so
         // their tasks are not kept alive by the reactor, then free the slot.
         self.shared.clear_wakers();
+        #[cfg(tokio_unstable)]
+        self.fd_counts.deregistered();
         match &self.backend {
             // The placement frees its slot when dropped.
             Backend::Epoll(_) => {}

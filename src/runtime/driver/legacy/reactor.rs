@@ -78,6 +78,9 @@ pub(crate) struct Reactor {
     reap_buffer: Mutex<(Events, Vec<Waker>)>,
     /// The owning worker's back-off on reaping its sleeping peers.
     pub(crate) peer_reaps: ReapBackoff,
+    /// Events dispatched to resources (written under `registry`'s lock).
+    #[cfg(tokio_unstable)]
+    pub(crate) ready_count: crate::runtime::driver::io_metrics::ReadyCount,
     /// Its back-off on its own last reap before it sleeps.
     last_reaps: ReapBackoff,
 }
@@ -185,6 +188,8 @@ impl Reactor {
             busy_limit: per_busy_tick.clamp(1, per_tick),
             reap_buffer: Mutex::new((Events::new(per_tick), Vec::new())),
             peer_reaps: ReapBackoff::default(),
+            #[cfg(tokio_unstable)]
+            ready_count: Default::default(),
             last_reaps: ReapBackoff::default(),
         });
         let poller = reactor.clone();
@@ -361,6 +366,8 @@ impl Reactor {
             return;
         }
         let registry = self.registry.lock().unwrap();
+        #[cfg(tokio_unstable)]
+        let mut delivered = 0;
         for event in events {
             let token = event.u64;
             let index = (token & 0xffff_ffff) as usize;
@@ -373,7 +380,13 @@ impl Reactor {
             let ready = Ready::from_epoll(event.events);
             slot.io.set_readiness(ready);
             slot.io.take_wakers(ready, wakers);
+            #[cfg(tokio_unstable)]
+            {
+                delivered += 1;
+            }
         }
+        #[cfg(tokio_unstable)]
+        self.ready_count.add_locked(delivered);
     }
 
     /// Runtime shutdown: stops the poll thread and fails every registered

@@ -105,6 +105,9 @@ pub(crate) enum Request {
 #[derive(Debug)]
 pub(crate) struct IoState {
     registry: Mutex<Registry>,
+    /// Readiness delivered to resources (written under `registry`'s lock).
+    #[cfg(tokio_unstable)]
+    pub(crate) ready_count: crate::runtime::driver::io_metrics::ReadyCount,
     requests: Mutex<Vec<Request>>,
     /// Whether `requests` may be non-empty. Set after the push (under the
     /// queue lock), swapped off by the owner before it takes the queue:
@@ -229,6 +232,8 @@ impl IoState {
                 next_generation: 0,
                 is_shutdown: false,
             }),
+            #[cfg(tokio_unstable)]
+            ready_count: Default::default(),
             requests: Mutex::new(Vec::new()),
             has_requests: AtomicBool::new(false),
             #[cfg(test)]
@@ -502,6 +507,8 @@ impl IoState {
             let slot = &registry.slots[*key];
             slot.io.set_readiness(ready);
             slot.io.take_wakers(ready, wakers);
+            #[cfg(tokio_unstable)]
+            self.ready_count.add_locked(1);
         }
         next
     }
@@ -567,6 +574,8 @@ impl IoState {
             return;
         }
         let mut registry = self.registry.lock().unwrap();
+        #[cfg(tokio_unstable)]
+        let mut delivered = 0;
         for cqe in cqes {
             #[cfg(test)]
             let cqe = &self.injected(cqe);
@@ -593,6 +602,10 @@ impl IoState {
                     let ready = Ready::from_epoll(cqe.res as u32 & wanted);
                     slot.io.set_readiness(ready);
                     slot.io.take_wakers(ready, wakers);
+                    #[cfg(tokio_unstable)]
+                    {
+                        delivered += 1;
+                    }
                 }
             }
             if !cqe.more {
@@ -615,6 +628,8 @@ impl IoState {
                 }
             }
         }
+        #[cfg(tokio_unstable)]
+        self.ready_count.add_locked(delivered);
     }
 
     /// Arms again the polls of `tokens` (those that ended), or of every

@@ -151,6 +151,13 @@ impl WorkerRing {
         &self.waker.metrics
     }
 
+    /// Readiness events delivered to the ring's resources (`io_metrics.rs`).
+    #[cfg(tokio_unstable)]
+    #[cfg_attr(not(feature = "net"), allow(dead_code))]
+    pub(crate) fn ready_count(&self) -> u64 {
+        self.io.ready_count.get()
+    }
+
     /// Whether the calling thread owns this ring (a hint read without the
     /// lock; see [`WorkerRing::owner`]). Threads of other runtimes, and other
     /// workers of this one, get `false` at once.
