@@ -733,6 +733,17 @@ rt_test! {
                 }
             });
             assert_eq!(metrics.global_queue_depth(), 0);
+            // Spawns from the driving thread wait in its local queue, which
+            // the depth follows as it fills and drains (as in tokio).
+            let m = metrics.clone();
+            rt.block_on(async move {
+                let handles: Vec<_> = (0..7).map(|_| tokiwa::spawn(async {})).collect();
+                assert_eq!(m.worker_local_queue_depth(0), 7);
+                for jh in handles {
+                    jh.await.unwrap();
+                }
+                assert_eq!(m.worker_local_queue_depth(0), 0);
+            });
         }
     }
 

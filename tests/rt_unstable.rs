@@ -564,6 +564,17 @@ mod metrics {
             assert_eq!(m.io_driver_fd_registered_count(), 3);
         }
 
+        fn wakes_for_nothing_are_counted_as_noops() {
+            let rt = rt();
+            let m = rt.metrics();
+            // The runtime sleeps until the timer fires and polls no task,
+            // as tokio counts it: a no-op (the first sleep included).
+            rt.block_on(async { tokiwa::time::sleep(Duration::from_millis(1)).await });
+            drop(rt);
+            let noops = sum_workers(&m, |w| m.worker_noop_count(w));
+            assert!(noops >= 1, "worker_noop_count summed to {noops}");
+        }
+
         fn poll_time_histogram_is_off_unless_enabled() {
             let rt = builder()
                 .metrics_poll_time_histogram_configuration(HistogramConfiguration::log(

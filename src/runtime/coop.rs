@@ -80,16 +80,21 @@ pub fn poll_proceed(cx: &mut Context<'_>) -> Poll<RestoreOnPending> {
     match budget.0 {
         None => Poll::Ready(RestoreOnPending::new(None)),
         Some(0) => {
-            #[cfg(tokio_unstable)]
-            let _ = context::with_current(|handle| {
-                crate::runtime::metrics::SchedulerMetrics::inc(
-                    &handle.scheduler_metrics().budget_forced_yields,
-                )
-            });
             cx.waker().wake_by_ref();
             Poll::Pending
         }
         Some(n) => {
+            // The unit that empties the budget counts the forced yield
+            // (`budget_forced_yield_count`), as in tokio: once per
+            // exhaustion, however many operations are then refused.
+            #[cfg(tokio_unstable)]
+            if n == 1 {
+                let _ = context::with_current(|handle| {
+                    crate::runtime::metrics::SchedulerMetrics::inc(
+                        &handle.scheduler_metrics().budget_forced_yields,
+                    )
+                });
+            }
             context::set_budget(Budget(Some(n - 1)));
             Poll::Ready(RestoreOnPending::new(Some(budget)))
         }

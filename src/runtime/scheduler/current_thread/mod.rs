@@ -123,9 +123,22 @@ pub(crate) struct Core {
     /// When the busy period being measured began (`block_on` took the
     /// core, or the thread last woke): see `WorkerMetrics`.
     busy_since: Instant,
-    /// The poll count when the thread last woke from a park.
+    /// The poll count when the thread last woke from a park (0 before its
+    /// first: as in tokio, sleeping for nothing from the start counts a
+    /// no-op too).
     #[cfg(tokio_unstable)]
-    polls_at_unpark: Option<u64>,
+    polls_at_unpark: u64,
+}
+
+impl Core {
+    /// Publishes the run queue's length (`worker_local_queue_depth`) after
+    /// it changed: a store by the core's holder, the counters' one writer
+    /// (`WorkerMetrics`).
+    fn publish_depth(&self, metrics: &WorkerMetrics) {
+        metrics
+            .local_queue_depth
+            .store(self.tasks.len() as u64, Relaxed);
+    }
 }
 
 /// The scheduler context of the driving thread.
@@ -168,7 +181,7 @@ impl Handle {
                 polls: 0,
                 busy_since: Instant::now(),
                 #[cfg(tokio_unstable)]
-                polls_at_unpark: None,
+                polls_at_unpark: 0,
             }))),
             core_waiters: Mutex::new(Vec::new()),
             metrics,
@@ -203,6 +216,7 @@ impl Handle {
                 let future = future.take().expect("future taken once");
                 let (raw, notified) = core.owned.bind(future, self.clone(), &meta);
                 core.tasks.push_back(notified);
+                core.publish_depth(&self.metrics);
                 self.local_alive.store(core.owned.len(), Relaxed);
                 #[cfg(tokio_unstable)]
                 WorkerMetrics::increment(&self.metrics.local_schedule_count);
@@ -248,6 +262,7 @@ impl Handle {
                             core.yielded.push_back(task);
                         } else {
                             core.tasks.push_back(task);
+                            core.publish_depth(&self.metrics);
                         }
                         None
                     }
@@ -497,6 +512,7 @@ impl Handle {
                 };
                 if task.is_some() {
                     core.polls += 1;
+                    core.publish_depth(&self.metrics);
                 }
                 task
             };
@@ -520,23 +536,26 @@ impl Handle {
                         .yielded
                         .is_empty();
                     self.park(cx, yielded.then_some(std::time::Duration::ZERO));
-                    Self::requeue_yielded(cx);
+                    self.requeue_yielded(cx);
                     return false;
                 }
             }
         }
         self.park(cx, Some(std::time::Duration::ZERO));
-        Self::requeue_yielded(cx);
+        self.requeue_yielded(cx);
         false
     }
 
     /// After the driver was polled: the tasks that yielded go to the back
     /// of the run queue, behind those the driver's events woke.
-    fn requeue_yielded(cx: &Context) {
+    fn requeue_yielded(&self, cx: &Context) {
         let mut slot = cx.core.borrow_mut();
         let core = slot.as_mut().expect("core missing");
         let Core { tasks, yielded, .. } = &mut **core;
-        tasks.append(yielded);
+        if !yielded.is_empty() {
+            tasks.append(yielded);
+            core.publish_depth(&self.metrics);
+        }
     }
 
     /// Spins up to [`SPIN_BEFORE_PARK`] for a task woken by a blocking
@@ -611,10 +630,10 @@ impl Handle {
             // nothing.
             let mut slot = cx.core.borrow_mut();
             let core = slot.as_mut().expect("core missing");
-            if core.polls_at_unpark == Some(core.polls) {
+            if core.polls_at_unpark == core.polls {
                 WorkerMetrics::increment(&self.metrics.noop_count);
             }
-            core.polls_at_unpark = Some(core.polls);
+            core.polls_at_unpark = core.polls;
         }
         if slept {
             if let Some(f) = &self.config.after_unpark {
@@ -663,6 +682,7 @@ impl Handle {
         // Tasks spawned by destructors above were cancelled by the closed
         // list; drop any notification they left.
         core.tasks.clear();
+        core.publish_depth(&self.metrics);
         drop(core);
         // The tasks and their resources are gone: stop the drivers.
         self.driver.shutdown();

@@ -132,9 +132,11 @@ struct Stats {
     local_schedules: u64,
     #[cfg(tokio_unstable)]
     noops: u64,
-    /// The poll count when the worker last woke from a park.
+    /// The poll count when the worker last woke from a park (0 before its
+    /// first: as in tokio, a worker that sleeps for nothing from the start
+    /// counts a no-op too).
     #[cfg(tokio_unstable)]
-    polls_at_unpark: Option<u64>,
+    polls_at_unpark: u64,
 }
 
 /// The scheduler context of a worker thread.
@@ -459,10 +461,10 @@ impl Context {
         // was woken for nothing.
         #[cfg(tokio_unstable)]
         {
-            if core.stats.polls_at_unpark == Some(core.stats.polls) {
+            if core.stats.polls_at_unpark == core.stats.polls {
                 core.stats.noops += 1;
             }
-            core.stats.polls_at_unpark = Some(core.stats.polls);
+            core.stats.polls_at_unpark = core.stats.polls;
         }
         core.publish_stats(handle);
         if handle.shared.inject.is_closed() {
