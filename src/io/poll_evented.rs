@@ -22,8 +22,14 @@ pub(crate) struct PollEvented<E: AsRawFd> {
     /// first write on a ring that runs them.
     #[cfg(feature = "uring")]
     sends: std::sync::OnceLock<std::sync::Arc<SendQueue>>,
+    /// A stream's completion receives (same mode, `uring/recv.rs`), made
+    /// by its first read on a ring that runs them.
+    #[cfg(feature = "uring")]
+    recvs: std::sync::OnceLock<std::sync::Arc<RecvQueue>>,
 }
 
+#[cfg(feature = "uring")]
+use crate::runtime::driver::uring::recv::{Queued, RecvQueue};
 #[cfg(feature = "uring")]
 use crate::runtime::driver::uring::send::{completion_worker, SendQueue};
 
@@ -42,6 +48,8 @@ impl<E: AsRawFd> PollEvented<E> {
             registration,
             #[cfg(feature = "uring")]
             sends: std::sync::OnceLock::new(),
+            #[cfg(feature = "uring")]
+            recvs: std::sync::OnceLock::new(),
         })
     }
 
@@ -56,6 +64,8 @@ impl<E: AsRawFd> PollEvented<E> {
             registration,
             #[cfg(feature = "uring")]
             sends: std::sync::OnceLock::new(),
+            #[cfg(feature = "uring")]
+            recvs: std::sync::OnceLock::new(),
         })
     }
 
@@ -71,6 +81,10 @@ impl<E: AsRawFd> PollEvented<E> {
         #[cfg(feature = "uring")]
         if self.sends.get().is_some_and(|q| !q.is_idle()) {
             return Err(queued_error());
+        }
+        #[cfg(feature = "uring")]
+        if let Some(queue) = self.recvs.get() {
+            queue.detach()?;
         }
         let io = self.io.take().expect("I/O object present until drop");
         self.registration.deregister()?;
@@ -113,6 +127,58 @@ impl<E: AsRawFd> PollEvented<E> {
                 Err(e) => return Poll::Ready(Err(e)),
             }
         }
+    }
+
+    /// A stream's `poll_read`: through the ring when the calling worker
+    /// runs completion receives (`uring/recv.rs`), after any bytes already
+    /// queued there; else [`PollEvented::poll_read`].
+    pub(crate) fn poll_read_stream(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        #[cfg(feature = "uring")]
+        {
+            let worker = completion_worker();
+            let queue = match (self.recvs.get(), &worker) {
+                (Some(queue), _) => Some(queue),
+                (None, Some(_)) => Some(self.recvs.get_or_init(|| {
+                    RecvQueue::new(
+                        self.get_ref().as_raw_fd(),
+                        self.registration.scheduled_io().clone(),
+                    )
+                })),
+                (None, None) => None,
+            };
+            if let Some(polled) = queue.and_then(|q| q.poll_read(worker.as_ref(), cx, buf)) {
+                return polled;
+            }
+        }
+        self.poll_read(cx, buf)
+    }
+
+    /// A non-waiting read of a stream (`try_read*`, `peek`) into `dst`:
+    /// bytes queued by completion receives first (`copy` moves them and
+    /// says how many; `consume`: whether they leave the queue),
+    /// `WouldBlock` while a receive is armed with nothing queued (a read of
+    /// its own could overtake it), else `direct`, on the socket.
+    pub(crate) fn read_queued_or<T: ?Sized>(
+        &self,
+        consume: bool,
+        dst: &mut T,
+        copy: impl FnOnce(&[u8], &mut T) -> usize,
+        direct: impl FnOnce(&mut T) -> io::Result<usize>,
+    ) -> io::Result<usize> {
+        #[cfg(feature = "uring")]
+        if let Some(queue) = self.recvs.get() {
+            return match queue.try_read(consume, |queued| copy(queued, dst)) {
+                Queued::Done(result) => result,
+                Queued::Wait => Err(io::ErrorKind::WouldBlock.into()),
+                Queued::Direct => direct(dst),
+            };
+        }
+        let _ = (consume, copy);
+        direct(dst)
     }
 
     pub(crate) fn poll_write<'a>(
@@ -206,6 +272,37 @@ impl<E: AsRawFd> PollEvented<E> {
     }
 }
 
+/// Copies the head of `src` into `dst`; returns how many bytes.
+pub(crate) fn copy_to_uninit(src: &[u8], dst: &mut [MaybeUninit<u8>]) -> usize {
+    let n = src.len().min(dst.len());
+    // SAFETY: both ranges are `n` bytes long and in bounds, and cannot
+    // overlap (`dst` is exclusively borrowed); this writes initialised
+    // bytes only.
+    unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst.as_mut_ptr().cast::<u8>(), n) };
+    n
+}
+
+/// Copies the head of `src` across `dst` in order; returns how many bytes.
+pub(crate) fn copy_to_slices(src: &[u8], dst: &mut [io::IoSliceMut<'_>]) -> usize {
+    let mut n = 0;
+    for slice in dst {
+        let take = (src.len() - n).min(slice.len());
+        slice[..take].copy_from_slice(&src[n..n + take]);
+        n += take;
+        if n == src.len() {
+            break;
+        }
+    }
+    n
+}
+
+/// Copies the head of `src` into `dst`; returns how many bytes.
+pub(crate) fn copy_to(src: &[u8], dst: &mut [u8]) -> usize {
+    let n = src.len().min(dst.len());
+    dst[..n].copy_from_slice(&src[..n]);
+    n
+}
+
 /// One `read(2)` on `fd` into possibly uninitialised memory.
 pub(crate) fn read_uninit(fd: RawFd, dst: &mut [MaybeUninit<u8>]) -> io::Result<usize> {
     // SAFETY: `dst` is valid for writes of `dst.len()` bytes for the
@@ -265,10 +362,19 @@ impl<E: AsRawFd> std::ops::Deref for PollEvented<E> {
 impl<E: AsRawFd> Drop for PollEvented<E> {
     fn drop(&mut self) {
         if let Some(io) = self.io.take() {
+            // An armed receive holds the socket's file (`uring/recv.rs`).
+            #[cfg(feature = "uring")]
+            let receiving = self.recvs.get().is_some_and(|queue| queue.on_drop());
             #[cfg(feature = "uring")]
             let Some(io) = self.hand_off(io) else {
                 return;
             };
+            #[cfg(feature = "uring")]
+            if receiving {
+                // Its cancel waits for another thread: the socket is shut
+                // down so that it closes now all the same (`close.rs`).
+                crate::runtime::driver::uring::close::shut_down(io.as_raw_fd());
+            }
             // Deregistered before `io` closes the descriptor, so a new
             // resource reusing the number starts clean, and closed at once
             // whatever the driver's thread is doing.

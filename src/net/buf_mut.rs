@@ -16,7 +16,7 @@
 //! Readiness is the sockets' own: these go through the same `try_io` /
 //! `async_io` as `try_read` and `recv`, so `WouldBlock` and readiness
 //! clearing mean what they mean there.
-use crate::io::poll_evented::{read_uninit, PollEvented};
+use crate::io::poll_evented::{copy_to_uninit, read_uninit, PollEvented};
 use crate::io::Interest;
 use bytes::BufMut;
 use std::io;
@@ -81,7 +81,10 @@ impl<E: AsRawFd + AsFd> PollEvented<E> {
     pub(crate) fn try_read_buf<B: BufMut + ?Sized>(&self, buf: &mut B) -> io::Result<usize> {
         self.try_io(Interest::READABLE, || {
             recv_into_spare(buf, |spare| {
-                Ok((read_uninit(self.get_ref().as_raw_fd(), spare)?, ()))
+                let n = self.read_queued_or(true, spare, copy_to_uninit, |spare| {
+                    read_uninit(self.get_ref().as_raw_fd(), spare)
+                })?;
+                Ok((n, ()))
             })
         })
         .map(|(n, ())| n)

@@ -16,7 +16,7 @@
 //! The two macros at the end write the `AsyncRead`/`AsyncWrite` methods of
 //! the streams and of their halves (`split.rs`), which all read and write
 //! through the stream's `PollEvented`.
-use crate::io::poll_evented::PollEvented;
+use crate::io::poll_evented::{copy_to, copy_to_slices, PollEvented};
 use crate::io::{Interest, ReadBuf, Ready};
 use crate::runtime::driver::scheduled_io::Direction;
 use socket2::SockRef;
@@ -88,7 +88,9 @@ impl<E: AsRawFd> PollEvented<E> {
     where
         &'a E: Read,
     {
-        self.try_io(Interest::READABLE, || self.get_ref().read(buf))
+        self.try_io(Interest::READABLE, || {
+            self.read_queued_or(true, &mut *buf, copy_to, |buf| self.get_ref().read(buf))
+        })
     }
 
     /// One `readv(2)` if the socket is readable now.
@@ -96,7 +98,11 @@ impl<E: AsRawFd> PollEvented<E> {
     where
         &'a E: Read,
     {
-        self.try_io(Interest::READABLE, || self.get_ref().read_vectored(bufs))
+        self.try_io(Interest::READABLE, || {
+            self.read_queued_or(true, &mut *bufs, copy_to_slices, |bufs| {
+                self.get_ref().read_vectored(bufs)
+            })
+        })
     }
 
     /// One `write(2)` if the socket is writable now.
@@ -188,7 +194,7 @@ macro_rules! poll_read_via {
             cx: &mut std::task::Context<'_>,
             buf: &mut $crate::io::ReadBuf<'_>,
         ) -> std::task::Poll<std::io::Result<()>> {
-            self.$($path).+.poll_read(cx, buf)
+            self.$($path).+.poll_read_stream(cx, buf)
         }
     };
 }

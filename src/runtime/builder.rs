@@ -162,16 +162,28 @@ impl Builder {
         self
     }
 
-    /// io_uring mode: TCP and Unix streams send through the ring (off by
-    /// default). `poll_write` copies the bytes into a buffer the ring owns
+    /// io_uring mode: TCP and Unix streams send and receive through the
+    /// ring (off by default). No effect in legacy mode.
+    ///
+    /// *Sends:* `poll_write` copies the bytes into a buffer the ring owns
     /// and returns at once; the worker sends them with the submit that
     /// ends its turn, so a write costs no syscall of its own. At most 256
     /// KiB per socket are accepted and not yet sent (a write past that
     /// waits); `flush` and `shutdown` wait until every accepted byte was
     /// sent, and a failed send is reported by the next write, flush or
     /// shutdown. While bytes are queued, `try_write` returns `WouldBlock`
-    /// and `into_std` fails with `WouldBlock` (flush first). No effect in
-    /// legacy mode.
+    /// and `into_std` fails with `WouldBlock` (flush first).
+    ///
+    /// *Receives:* a read that finds nothing arms a multishot receive
+    /// into the worker's provided buffers; arriving bytes are copied into
+    /// the stream's queue (at most 64 KiB, then the receive stops until
+    /// the reader catches up) and reads take them from there, without a
+    /// syscall of their own. `try_read`, `try_read_buf` and `peek` take
+    /// queued bytes first, and return `WouldBlock` while a receive is
+    /// armed and nothing is queued; the receive's completion makes the
+    /// stream readable again. `into_std` cancels an armed receive and
+    /// fails with `WouldBlock` while bytes are queued (read them first). A
+    /// raw read of the descriptor does not see queued bytes.
     pub fn uring_completion_io(&mut self, on: bool) -> &mut Self {
         self.uring_completion_io = on;
         self

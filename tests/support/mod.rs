@@ -8,6 +8,7 @@
 //! * [`track`]: counters for polls and drops, and futures that count them;
 //! * [`net`]: socket paths, descriptor limits and checksummed data for the
 //!   socket tests;
+//! * [`completion`]: runtimes with completion I/O on, and socket pairs;
 //! * [`child`]: runs one test of the binary in a child process;
 //! * [`fds`]: uses up every descriptor, for the `EMFILE` tests;
 //! * [`fs`]: temporary directories for the file-system tests.
@@ -17,6 +18,7 @@
 #![allow(dead_code, unused_macros, unused_imports)]
 
 pub mod child;
+pub mod completion;
 pub mod fds;
 #[macro_use]
 pub mod flavor;

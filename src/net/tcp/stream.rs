@@ -5,7 +5,7 @@
 //! other) and then reads `SO_ERROR`: a refused or unreachable peer is that
 //! error. Reads and writes go through `PollEvented`; the `try_*` methods
 //! are one syscall gated on the readiness the reactor last reported.
-use crate::io::poll_evented::PollEvented;
+use crate::io::poll_evented::{copy_to, copy_to_uninit, PollEvented};
 use crate::io::{AsyncRead, AsyncWrite, Interest, ReadBuf, Ready};
 use crate::net::addr::{try_each, ToSocketAddrs};
 use crate::net::evented::{poll_read_via, poll_write_via};
@@ -224,7 +224,10 @@ impl TcpStream {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<usize>> {
-        self.io.poll_recv(cx, buf, |s, b| s.peek(b).map(|n| (n, n)))
+        self.io.poll_recv(cx, buf, |s, b| {
+            let n = self.io.read_queued_or(false, b, copy_to_uninit, |b| s.peek(b))?;
+            Ok((n, n))
+        })
     }
 
     /// Waits for any of the requested ready states.
@@ -470,7 +473,9 @@ impl TcpStream {
     /// been modified.
     pub async fn peek(&self, buf: &mut [u8]) -> io::Result<usize> {
         self.io
-            .async_io(Interest::READABLE, || self.io.peek(buf))
+            .async_io(Interest::READABLE, || {
+                self.io.read_queued_or(false, &mut *buf, copy_to, |buf| self.io.peek(buf))
+            })
             .await
     }
 

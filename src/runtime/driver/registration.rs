@@ -118,6 +118,13 @@ impl Registration {
         }
     }
 
+    /// The resource's readiness, which completion receives also set
+    /// (`uring/recv.rs`).
+    #[cfg(feature = "uring")]
+    pub(crate) fn scheduled_io(&self) -> &Arc<ScheduledIo> {
+        &self.shared
+    }
+
     /// Deregisters, then drops `io`, which closes the descriptor: the
     /// socket closes now, also when the ring that polls it is owned by a
     /// thread that is busy elsewhere (see `uring/close.rs`).

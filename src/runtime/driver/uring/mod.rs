@@ -13,6 +13,9 @@
 //!   reads and writes, opens, `statx`, `fsync`, closes);
 //! * `send.rs`: completion sends for streams (`Builder::uring_completion_io`):
 //!   writes copied into ring-owned buffers, sent with the turn's submit;
+//! * `recv.rs`: completion receives for streams (same switch): a receive
+//!   armed by a waiting reader fills a buffer of the ring's provided buffer
+//!   ring (`buf_ring.rs`), copied into the stream's queue when reaped;
 //! * `pollable.rs`: the registration check that refuses, as epoll does, a
 //!   file that cannot be polled;
 //! * the wake protocol itself is `runtime/park/ring_wake.rs`, apart from
@@ -34,6 +37,7 @@
 //! current-thread runtime driven from another thread): `attach` runs
 //! whenever a thread takes a core and makes it the ring's owner (see
 //! `ring.rs`).
+mod buf_ring;
 pub(crate) mod close;
 mod home;
 mod io;
@@ -42,6 +46,7 @@ mod io;
 pub(crate) mod op;
 mod pollable;
 pub(crate) mod probe;
+pub(crate) mod recv;
 pub(crate) mod rescue;
 mod ring;
 pub(crate) mod send;
@@ -94,6 +99,8 @@ pub(crate) struct WorkerRing {
     ops: op::OpTable,
     /// Completion sends (`send.rs`), when `completion_io`.
     sends: send::SendTable,
+    /// Completion receives (`recv.rs`), when `completion_io`.
+    recvs: recv::RecvTable,
     completion_io: bool,
     /// The owner's progress, for other workers (`rescue.rs`).
     stall: crate::runtime::driver::stall::StallWatch,
@@ -119,6 +126,9 @@ impl WorkerRing {
         let waker = wake::WakeFd::new()?;
         let ring = Ring::new(index, waker.eventfd(), config)?;
         let setup_flags = ring.setup_flags();
+        if config.completion_io {
+            send::count_completion_ring();
+        }
         Ok(Arc::new(WorkerRing {
             setup_flags,
             index,
@@ -129,6 +139,7 @@ impl WorkerRing {
             io: io::IoState::new(),
             ops: op::OpTable::default(),
             sends: send::SendTable::default(),
+            recvs: recv::RecvTable::default(),
             completion_io: config.completion_io,
             stall: Default::default(),
             rescue_cursor: std::sync::atomic::AtomicUsize::new(0),
@@ -228,6 +239,14 @@ impl WorkerRing {
             self.owner.store(ring::thread_id(), Ordering::Relaxed);
             if attached == Attach::Replaced {
                 self.io.rearm(ring, &self.waker.metrics, None);
+                if let Some(old) = ring.retired_buf_ring.take() {
+                    // Receives still in the old ring (its owner let go
+                    // without settling them) may yet write into its
+                    // buffers: kept forever then (`buf_ring.rs`).
+                    if self.recvs.orphan(false) {
+                        op::keep_forever(Box::new(old));
+                    }
+                }
             }
         }
         Ok(())
@@ -255,6 +274,7 @@ impl WorkerRing {
         let n = self
             .with_owned_ring(|ring| {
                 self.sends.flush(ring, &self.waker.metrics);
+                self.recvs.flush(ring, &self.waker.metrics, self.is_closed());
                 self.reap(ring, &mut wakers)
             })
             .unwrap_or(0);
@@ -284,6 +304,7 @@ impl WorkerRing {
         let n = ring.drain(metrics, |cqe| scratch.cqes.push(cqe));
         self.sends
             .complete(&mut scratch.cqes, ring, metrics, wakers);
+        self.recvs.complete(&mut scratch.cqes, ring, metrics, wakers);
         self.ops.complete(&mut scratch.cqes, wakers);
         self.io.complete(&scratch.cqes, wakers, &mut scratch.rearm);
         if !scratch.rearm.is_empty() {
@@ -312,6 +333,39 @@ impl WorkerRing {
 
     pub(crate) fn sends(&self) -> &send::SendTable {
         &self.sends
+    }
+
+    pub(crate) fn recvs(&self) -> &recv::RecvTable {
+        &self.recvs
+    }
+
+    /// Cancels receive `token` (`recv.rs`): on the owner, submitted now,
+    /// and with `reap` its completion applied too; elsewhere a request.
+    /// Returns whether the receive may still hold its socket's file once
+    /// this returns.
+    pub(crate) fn cancel_recv(&self, token: u64, reap: bool) -> bool {
+        let mut wakers = Vec::new();
+        let direct = self.with_owned_ring(|ring| {
+            let metrics = &self.waker.metrics;
+            ring.push(&recv::cancel_entry(token), metrics);
+            if reap {
+                self.reap(ring, &mut wakers);
+                return !ring.has_unsubmitted();
+            }
+            ring.submit(metrics).is_ok()
+        });
+        for waker in wakers {
+            waker.wake();
+        }
+        match direct {
+            Some(submitted) => !submitted && !self.is_closed(),
+            None => {
+                self.send(io::Request::Cancel {
+                    token: recv::RECV_TAG | token,
+                });
+                !self.is_closed()
+            }
+        }
     }
 
     /// Whether streams send through this ring (`send.rs`).
@@ -352,7 +406,7 @@ impl WorkerRing {
     /// for their completions, so the ring holds no memory when another
     /// thread replaces it or shutdown closes it (see `op.rs`).
     pub(crate) fn quiesce(&self) {
-        if self.ops.in_flight() == 0 && self.sends.in_flight() == 0 {
+        if self.settled() {
             return;
         }
         let mut wakers = Vec::new();
@@ -365,9 +419,10 @@ impl WorkerRing {
                 ring.push(&cancel, metrics);
             }
             self.sends.cancel_all(ring, metrics);
+            self.recvs.cancel_all(ring, metrics);
             loop {
                 self.reap(ring, &mut wakers);
-                if self.ops.in_flight() == 0 && self.sends.in_flight() == 0 {
+                if self.settled() {
                     break;
                 }
                 ring.wait_for_completion(metrics);
@@ -377,6 +432,11 @@ impl WorkerRing {
         for waker in wakers {
             waker.wake();
         }
+    }
+
+    /// Whether the kernel holds no operation, send or receive of this ring.
+    fn settled(&self) -> bool {
+        self.ops.in_flight() == 0 && self.sends.in_flight() == 0 && self.recvs.in_flight() == 0
     }
 
     fn park(&self, timeout: Option<Duration>) -> bool {
@@ -394,6 +454,7 @@ impl WorkerRing {
         );
         self.io.take_requests(ring, &self.waker.metrics);
         self.sends.flush(ring, &self.waker.metrics);
+        self.recvs.flush(ring, &self.waker.metrics, false);
         let mut wait = Wait {
             ring,
             metrics: &self.waker.metrics,
@@ -634,14 +695,23 @@ impl WorkerRing {
         self.closed.store(true, Ordering::Release);
         // A caller that still owns the ring settles its operations first.
         self.quiesce();
-        let ring = self.lock_ring().take();
+        let mut ring = self.lock_ring().take();
         // With the ring gone nobody can start or reap an operation, so the
         // count is final.
         if self.ops.in_flight() != 0 {
             self.ops.orphan();
         }
         self.sends.orphan();
+        let buf_ring = ring.as_mut().and_then(|ring| ring.take_buf_ring());
+        let receiving = self.recvs.orphan(true);
         drop(ring);
+        // After the ring's descriptor is closed; kept forever if receives
+        // were still in flight (see `buf_ring.rs`).
+        if let Some(buf_ring) = buf_ring {
+            if receiving {
+                op::keep_forever(Box::new(buf_ring));
+            }
+        }
     }
 }
 

@@ -14,6 +14,7 @@
 //! holds entries or the kernel flagged `TASKRUN`), so a burst of
 //! registrations costs one syscall. A full SQ is flushed before the push,
 //! never dropped.
+use super::buf_ring::BufRing;
 use super::probe::{self, RingConfig};
 use super::wake::UringMetrics;
 use crate::runtime::park::ring_wake::{WakePoll, WakeRing};
@@ -56,6 +57,8 @@ pub(crate) struct Cqe {
     pub(crate) user_data: u64,
     pub(crate) res: i32,
     pub(crate) more: bool,
+    /// The kernel's flags (a receive's buffer id, `recv.rs`).
+    pub(crate) flags: u32,
 }
 
 impl From<&cqueue::Entry> for Cqe {
@@ -64,6 +67,7 @@ impl From<&cqueue::Entry> for Cqe {
             user_data: entry.user_data(),
             res: entry.result(),
             more: cqueue::more(entry.flags()),
+            flags: entry.flags(),
         }
     }
 }
@@ -118,6 +122,13 @@ pub(crate) struct Ring {
     /// kernel's would (nothing is submitted).
     #[cfg(test)]
     pub(crate) failing_submits: (u32, i32),
+    /// The provided buffers of completion receives, registered at the
+    /// first receive (`buf_ring.rs`). Declared after `uring`: dropped
+    /// after the ring's descriptor is closed.
+    buf_ring: Option<BufRing>,
+    /// The buffer ring of a ring that `attach` replaced, for the worker to
+    /// drop or, if receives were still in flight there, keep forever.
+    pub(crate) retired_buf_ring: Option<BufRing>,
 }
 
 /// See [`Ring::scratch`].
@@ -154,7 +165,22 @@ impl Ring {
             urgent: false,
             #[cfg(test)]
             failing_submits: (0, 0),
+            buf_ring: None,
+            retired_buf_ring: None,
         })
+    }
+
+    /// The ring's provided buffer ring, registered now if it has none.
+    pub(crate) fn buf_ring(&mut self) -> io::Result<&mut BufRing> {
+        if self.buf_ring.is_none() {
+            self.buf_ring = Some(BufRing::register(&self.uring.submitter())?);
+        }
+        Ok(self.buf_ring.as_mut().expect("registered above"))
+    }
+
+    /// Takes the buffer ring out, for a shutdown to drop or keep forever.
+    pub(crate) fn take_buf_ring(&mut self) -> Option<BufRing> {
+        self.buf_ring.take()
     }
 
     /// Test hook: whether this submit is one made to fail; consumes it.
@@ -199,7 +225,10 @@ impl Ring {
                 // them instead would let an old final completion mark a
                 // re-armed slot unarmed, and the slot would be armed twice.)
                 self.backlog.clear();
+                let retired = self.buf_ring.take();
                 self.uring = fresh;
+                // After the old ring's descriptor is closed (above).
+                self.retired_buf_ring = retired;
                 self.owner = Some(me);
                 self.wake_poll = WakePoll::new(self.index);
                 Ok(Attach::Replaced)
@@ -304,6 +333,12 @@ impl Ring {
         // Submitted by a wait since the last push: nothing urgent is left.
         self.urgent &= pending;
         ((pending && self.urgent) || taskrun || overflow, taskrun)
+    }
+
+    /// Whether the SQ holds entries the kernel has not taken (a refused
+    /// submit).
+    pub(crate) fn has_unsubmitted(&mut self) -> bool {
+        !self.uring.submission().is_empty()
     }
 
     /// Takes every completion (the backlog first), handing the wake poll's

@@ -491,8 +491,23 @@ impl SendTable {
     }
 }
 
+/// Rings made with completion I/O on, in the process so far (never
+/// decremented: it only spares every other program the ring lookup).
+static COMPLETION_RINGS: AtomicUsize = AtomicUsize::new(0);
+
+/// Notes a ring made with completion I/O on.
+pub(crate) fn count_completion_ring() {
+    // `Relaxed`: a hint; a ring's own worker made it before it runs tasks,
+    // and thread start-up orders that.
+    COMPLETION_RINGS.fetch_add(1, Ordering::Relaxed);
+}
+
 /// The calling thread's ring if it runs completion I/O (io_uring mode,
-/// `Builder::uring_completion_io(true)`).
+/// `Builder::uring_completion_io(true)`). A program that never turned it
+/// on pays one load here per read and write.
 pub(crate) fn completion_worker() -> Option<Arc<WorkerRing>> {
+    if COMPLETION_RINGS.load(Ordering::Relaxed) == 0 {
+        return None;
+    }
     super::op::current_worker().filter(|w| w.completion_io())
 }
