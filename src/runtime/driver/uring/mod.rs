@@ -51,6 +51,8 @@ pub(crate) mod rescue;
 mod ring;
 pub(crate) mod send;
 #[cfg(all(test, not(tokiwa_loom), feature = "full"))]
+mod recv_tests;
+#[cfg(all(test, not(tokiwa_loom), feature = "full"))]
 mod send_tests;
 #[cfg(all(test, not(tokiwa_loom), feature = "full"))]
 mod tests;
