@@ -16,7 +16,7 @@ use std::net::TcpStream as StdStream;
 use std::os::fd::AsRawFd;
 use std::time::Duration;
 
-use support::completion::{byte, pair, runtimes, set_buf};
+use support::completion::{byte, pair, reset, runtimes, set_buf};
 use support::{watchdog, TEST_TIMEOUT};
 use tokiwa::io::{AsyncReadExt, AsyncWriteExt};
 use tokiwa::net::UnixStream;
@@ -110,22 +110,7 @@ fn peer_reset_with_sends_queued_is_an_error() {
                 for (k, b) in buf.iter().enumerate() {
                     assert_eq!(*b, byte(k));
                 }
-                // `SO_LINGER` 0: the close resets the connection.
-                let linger = libc::linger {
-                    l_onoff: 1,
-                    l_linger: 0,
-                };
-                // SAFETY: a valid socket and a `linger` of the right size.
-                unsafe {
-                    libc::setsockopt(
-                        peer.as_raw_fd(),
-                        libc::SOL_SOCKET,
-                        libc::SO_LINGER,
-                        (&linger as *const libc::linger).cast(),
-                        std::mem::size_of::<libc::linger>() as libc::socklen_t,
-                    )
-                };
-                drop(peer);
+                reset(peer);
                 read_tx.send(()).unwrap();
             });
             let err = rt.block_on(async {

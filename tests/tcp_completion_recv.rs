@@ -15,12 +15,11 @@ mod support;
 
 use std::future::{poll_fn, Future};
 use std::io::{Read, Write};
-use std::net::TcpStream as StdStream;
 use std::os::fd::AsRawFd;
 use std::pin::pin;
 use std::task::Poll;
 
-use support::completion::{byte, pair, runtimes, set_buf};
+use support::completion::{byte, pair, reset, runtimes, set_buf};
 use support::{watchdog, TEST_TIMEOUT};
 use tokiwa::io::{AsyncReadExt, AsyncWriteExt};
 use tokiwa::net::TcpStream;
@@ -35,26 +34,6 @@ async fn arm_a_receive(stream: &mut TcpStream) {
         Poll::Ready(())
     })
     .await;
-}
-
-/// `SO_LINGER` 0 then close: the peer's connection is reset.
-fn reset(peer: StdStream) {
-    let linger = libc::linger {
-        l_onoff: 1,
-        l_linger: 0,
-    };
-    // SAFETY: a valid socket and a `linger` of the right size.
-    let rc = unsafe {
-        libc::setsockopt(
-            peer.as_raw_fd(),
-            libc::SOL_SOCKET,
-            libc::SO_LINGER,
-            (&linger as *const libc::linger).cast(),
-            std::mem::size_of::<libc::linger>() as libc::socklen_t,
-        )
-    };
-    assert_eq!(rc, 0);
-    drop(peer);
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Runtimes and socket pairs for the completion I/O tests
 //! (`tcp_completion.rs`, `tcp_completion_recv.rs`).
 use std::net::{TcpListener as StdListener, TcpStream as StdStream};
+use std::os::fd::AsRawFd;
 use tokiwa::net::TcpStream;
 use tokiwa::runtime::{Builder, Driver, Runtime};
 
@@ -69,3 +70,22 @@ pub fn set_buf(fd: i32, opt: libc::c_int, size: libc::c_int) {
     assert_eq!(rc, 0, "setsockopt: {}", std::io::Error::last_os_error());
 }
 
+/// `SO_LINGER` 0 then close: the peer's connection is reset.
+pub fn reset(peer: StdStream) {
+    let linger = libc::linger {
+        l_onoff: 1,
+        l_linger: 0,
+    };
+    // SAFETY: a valid socket and a `linger` of the right size.
+    let rc = unsafe {
+        libc::setsockopt(
+            peer.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_LINGER,
+            (&linger as *const libc::linger).cast(),
+            std::mem::size_of::<libc::linger>() as libc::socklen_t,
+        )
+    };
+    assert_eq!(rc, 0);
+    drop(peer);
+}

@@ -58,6 +58,7 @@
 //! writes into memory the stream owned.
 use super::buf_ring::GROUP;
 use super::ring::{Cqe, Ring};
+use super::send::{lock, store_waker};
 use super::wake::UringMetrics;
 use super::WorkerRing;
 use crate::io::{ReadBuf, Ready};
@@ -83,10 +84,6 @@ const MAX_QUEUED: usize = 64 * 1024;
 /// A drained queue keeps its buffer up to this capacity (the next message
 /// allocates nothing); a larger one is freed, so idle streams hold little.
 const KEEP_CAPACITY: usize = 4 * 1024;
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
 
 /// One stream's completion receives (see the module docs).
 #[derive(Debug)]
@@ -254,9 +251,14 @@ impl RecvQueue {
         if let Armed::InFlight(worker, token) = armed {
             if worker
                 .upgrade()
-                .is_some_and(|worker| worker.cancel_recv(token, true))
+                .is_some_and(|ring| ring.cancel_recv(token, true))
             {
-                lock(&self.inner).detached = false;
+                // Its cancel waits for another thread: still armed as far
+                // as the drop that follows this error knows, which shuts
+                // the socket down so that it closes now.
+                let mut inner = lock(&self.inner);
+                inner.detached = false;
+                inner.armed = Armed::InFlight(worker, token);
                 return Err(queued_error());
             }
         }
@@ -288,13 +290,6 @@ fn take_queued(inner: &mut Inner, read: impl FnOnce(&[u8]) -> usize) -> Queued<i
     match inner.armed {
         Armed::No => Queued::Direct,
         Armed::Scheduled | Armed::InFlight(..) => Queued::Wait,
-    }
-}
-
-fn store_waker(slot: &mut Option<Waker>, cx: &mut Context<'_>) {
-    match slot {
-        Some(w) if w.will_wake(cx.waker()) => {}
-        _ => *slot = Some(cx.waker().clone()),
     }
 }
 

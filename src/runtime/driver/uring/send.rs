@@ -68,7 +68,9 @@ pub(crate) const MAX_QUEUED: usize = 256 * 1024;
 /// of large writes does not pin its memory for the socket's lifetime).
 const KEEP_SPARE: usize = 64 * 1024;
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+/// Locks `m`; a panic elsewhere while it was held leaves plain data
+/// (also used by `recv.rs`).
+pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
@@ -245,7 +247,9 @@ impl SendQueue {
     }
 }
 
-fn store_waker(slot: &mut Option<Waker>, cx: &mut Context<'_>) {
+/// Keeps `cx`'s waker in `slot`, cloning it only if it is a new one (also
+/// used by `recv.rs`).
+pub(super) fn store_waker(slot: &mut Option<Waker>, cx: &mut Context<'_>) {
     match slot {
         Some(w) if w.will_wake(cx.waker()) => {}
         _ => *slot = Some(cx.waker().clone()),
