@@ -150,12 +150,16 @@ fn dropped_with_a_receive_armed(test: &str, on_its_worker: bool) {
 
 #[test]
 fn stream_dropped_on_its_worker_with_a_receive_armed_closes_at_once() {
-    watchdog(TEST_TIMEOUT, || dropped_with_a_receive_armed("dropped_on_its_worker", true));
+    watchdog(TEST_TIMEOUT, || {
+        dropped_with_a_receive_armed("dropped_on_its_worker", true)
+    });
 }
 
 #[test]
 fn stream_dropped_elsewhere_with_a_receive_armed_closes_at_once() {
-    watchdog(TEST_TIMEOUT, || dropped_with_a_receive_armed("dropped_elsewhere", false));
+    watchdog(TEST_TIMEOUT, || {
+        dropped_with_a_receive_armed("dropped_elsewhere", false)
+    });
 }
 
 #[test]
@@ -310,7 +314,9 @@ fn a_reader_that_stops_reading_bounds_what_is_received_and_others_are_served() {
                 echo.await.unwrap();
                 result
             });
-            sender.join().unwrap_or_else(|_| panic!("{name}: sender failed"));
+            sender
+                .join()
+                .unwrap_or_else(|_| panic!("{name}: sender failed"));
             assert!(
                 sent < LIMIT,
                 "{name}: {sent} bytes were taken from a peer whose reader stopped reading"

@@ -225,7 +225,9 @@ impl TcpStream {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<usize>> {
         self.io.poll_recv(cx, buf, |s, b| {
-            let n = self.io.read_queued_or(false, b, copy_to_uninit, |b| s.peek(b))?;
+            let n = self
+                .io
+                .read_queued_or(false, b, copy_to_uninit, |b| s.peek(b))?;
             Ok((n, n))
         })
     }
@@ -474,7 +476,8 @@ impl TcpStream {
     pub async fn peek(&self, buf: &mut [u8]) -> io::Result<usize> {
         self.io
             .async_io(Interest::READABLE, || {
-                self.io.read_queued_or(false, &mut *buf, copy_to, |buf| self.io.peek(buf))
+                self.io
+                    .read_queued_or(false, &mut *buf, copy_to, |buf| self.io.peek(buf))
             })
             .await
     }

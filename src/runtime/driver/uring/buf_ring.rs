@@ -91,9 +91,8 @@ impl BufRing {
         // SAFETY: `entries` is page-aligned, `ENTRIES` descriptors long,
         // and lives until this `BufRing` is dropped, which its owner does
         // only once the kernel can no longer use it (module docs).
-        let registered = unsafe {
-            submitter.register_buf_ring_with_flags(entries as u64, ENTRIES, GROUP, 0)
-        };
+        let registered =
+            unsafe { submitter.register_buf_ring_with_flags(entries as u64, ENTRIES, GROUP, 0) };
         // On error `ring` drops here and frees both blocks: the kernel
         // took nothing.
         registered.map(|()| ring)
@@ -101,7 +100,10 @@ impl BufRing {
 
     /// The `len` bytes received into buffer `id`.
     pub(crate) fn bytes(&self, id: u16, len: usize) -> &[u8] {
-        assert!(id < ENTRIES && len <= BUF_SIZE, "buffer {id} of {len} bytes");
+        assert!(
+            id < ENTRIES && len <= BUF_SIZE,
+            "buffer {id} of {len} bytes"
+        );
         // SAFETY: in bounds (checked above); the kernel wrote these bytes
         // before posting the completion that named the buffer, and writes
         // no more into it until it is handed back.

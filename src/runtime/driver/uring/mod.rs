@@ -47,11 +47,11 @@ pub(crate) mod op;
 mod pollable;
 pub(crate) mod probe;
 pub(crate) mod recv;
+#[cfg(all(test, not(tokiwa_loom), feature = "full"))]
+mod recv_tests;
 pub(crate) mod rescue;
 mod ring;
 pub(crate) mod send;
-#[cfg(all(test, not(tokiwa_loom), feature = "full"))]
-mod recv_tests;
 #[cfg(all(test, not(tokiwa_loom), feature = "full"))]
 mod send_tests;
 #[cfg(all(test, not(tokiwa_loom), feature = "full"))]
@@ -276,7 +276,8 @@ impl WorkerRing {
         let n = self
             .with_owned_ring(|ring| {
                 self.sends.flush(ring, &self.waker.metrics);
-                self.recvs.flush(ring, &self.waker.metrics, self.is_closed());
+                self.recvs
+                    .flush(ring, &self.waker.metrics, self.is_closed());
                 self.reap(ring, &mut wakers)
             })
             .unwrap_or(0);
@@ -306,7 +307,8 @@ impl WorkerRing {
         let n = ring.drain(metrics, |cqe| scratch.cqes.push(cqe));
         self.sends
             .complete(&mut scratch.cqes, ring, metrics, wakers);
-        self.recvs.complete(&mut scratch.cqes, ring, metrics, wakers);
+        self.recvs
+            .complete(&mut scratch.cqes, ring, metrics, wakers);
         self.ops.complete(&mut scratch.cqes, wakers);
         self.io.complete(&scratch.cqes, wakers, &mut scratch.rearm);
         if !scratch.rearm.is_empty() {

@@ -446,7 +446,8 @@ impl RecvTable {
                     recycled = true;
                 }
             }
-            if cqe.more && (inner.detached || inner.queued().len() >= MAX_QUEUED) && !inner.stopping {
+            if cqe.more && (inner.detached || inner.queued().len() >= MAX_QUEUED) && !inner.stopping
+            {
                 // A reader that does not keep up (or none): the receive
                 // stops, the peer waits in the kernel's socket buffer, and
                 // the next read that empties the queue arms again.

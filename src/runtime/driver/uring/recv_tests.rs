@@ -94,7 +94,8 @@ fn runtime_shut_down_with_receives_in_the_kernel() {
                     "write after shutdown: {e}"
                 ),
             }
-            peer.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+            peer.set_read_timeout(Some(Duration::from_secs(20)))
+                .unwrap();
             peer.set_nonblocking(false).unwrap();
             let mut buf = [0u8; 8];
             // The runtime's end is closed.
@@ -121,7 +122,8 @@ fn stream_dropped_with_its_receive_in_the_kernel_then_data_arrives() {
         for peer in &mut peers {
             let _ = peer.write(&[2; 512]);
             let mut buf = [0u8; 8];
-            peer.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+            peer.set_read_timeout(Some(Duration::from_secs(20)))
+                .unwrap();
             assert_eq!(peer.read(&mut buf).unwrap(), 0, "closed at once");
         }
         // Other streams still receive through the same ring afterwards.
