@@ -29,9 +29,6 @@ pub(crate) struct UringMetrics {
     /// Resources whose poll moved to this worker's ring because its tasks
     /// kept waiting on them here.
     pub(crate) io_rehomes: AtomicU64,
-    /// Completion receives that ended because the provided buffer ring was
-    /// empty (`ENOBUFS`) and were armed again (`uring/recv.rs`).
-    pub(crate) recv_no_buffers: AtomicU64,
 }
 
 #[cfg_attr(not(feature = "uring"), allow(dead_code))]

@@ -430,11 +430,9 @@ impl RecvTable {
                     inner.eof = true;
                     Ready::READABLE | Ready::READ_CLOSED
                 }
-                e if e == -libc::ENOBUFS => {
-                    UringMetrics::add(&metrics.recv_no_buffers, 1);
+                e if e == -libc::ENOBUFS || e == -libc::ECANCELED || e == -libc::EINTR => {
                     Ready::EMPTY
                 }
-                e if e == -libc::ECANCELED || e == -libc::EINTR => Ready::EMPTY,
                 e => {
                     inner.error = Some(io::Error::from_raw_os_error(-e));
                     Ready::READABLE
