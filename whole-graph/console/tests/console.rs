@@ -65,7 +65,9 @@ fn console_lists_named_tasks_with_poll_times() {
     match done_rx.recv_timeout(DEADLINE) {
         Ok(()) => {}
         Err(mpsc::RecvTimeoutError::Timeout) => {
-            panic!("no task list with the named tasks and their polls within {DEADLINE:?}")
+            panic!(
+                "no task list with the named tasks, their polls, the lock op and the Sleep resources within {DEADLINE:?}"
+            )
         }
         // The body panicked: its message is already printed.
         Err(mpsc::RecvTimeoutError::Disconnected) => panic!("the test body failed"),
@@ -98,6 +100,9 @@ fn run() {
     });
     let addr = addr_rx.recv().unwrap();
 
+    // Sleep resources the console listed after the previous driver's run:
+    // it keeps them (retention), so each run needs that many more.
+    let mut sleeps_before = 0;
     for driver in drivers() {
         let rt = match Builder::new_multi_thread()
             .worker_threads(2)
@@ -116,7 +121,8 @@ fn run() {
             .map(|i| format!("console-probe-{driver:?}-{i}").to_lowercase())
             .collect();
         let locker = format!("console-probe-{driver:?}-lock").to_lowercase();
-        let (listed, lock_op) = rt.block_on(check(addr, &names, &locker));
+        let (listed, lock_op, sleeps) = rt.block_on(check(addr, &names, &locker, sleeps_before));
+        sleeps_before = sleeps;
         println!("task list read from the console API, {driver:?} driver:");
         for task in &listed {
             println!(
@@ -130,13 +136,15 @@ fn run() {
 
 /// Spawns `names`, each polled `POLLS` times, and `locker`, which locks a
 /// `Mutex`; reads the console's task list until it has them all with their
-/// polls, busy time and wakes, and the lock as an async op of a `Mutex`
-/// resource polled by `locker`.
+/// polls, busy time and wakes, the lock as an async op of a `Mutex`
+/// resource polled by `locker`, and the `Sleep` resources of their timers
+/// (`sleeps_before` plus one per sleep). Returns the Sleep resources listed.
 async fn check(
     addr: std::net::SocketAddr,
     names: &[String],
     locker: &str,
-) -> (Vec<Listed>, String) {
+    sleeps_before: usize,
+) -> (Vec<Listed>, String, usize) {
     let mut handles = Vec::new();
     for name in names {
         let handle = tokio::task::Builder::new()
@@ -258,18 +266,18 @@ async fn check(
                 && task.is_some()
                 && *task == locker_id
         });
-        if let (true, Some((source, resource, _))) = (complete, lock_op) {
+        // The aggregator hands its buffered events on in batches, so a
+        // task's polls (shared counters) can be listed before the Sleep
+        // resources its polls created: keep reading until both are there.
+        let sleeps = resources.values().filter(|t| *t == "Sleep").count();
+        let all_sleeps = sleeps >= sleeps_before + names.len() * POLLS as usize;
+        if let (true, true, Some((source, resource, _))) = (complete, all_sleeps, lock_op) {
             for task in &found {
                 assert_eq!(task.kind, "task", "{task:?}");
             }
-            let sleeps = resources.values().filter(|t| *t == "Sleep").count();
-            assert!(
-                sleeps >= names.len() * POLLS as usize,
-                "{sleeps} Sleep resources"
-            );
             let lock_op =
                 format!("{source} on resource {resource} (Mutex), polled by {locker}; {sleeps} Sleep resources");
-            return (found, lock_op);
+            return (found, lock_op, sleeps);
         }
     }
 }
