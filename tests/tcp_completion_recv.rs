@@ -4,7 +4,7 @@
 //! the ring's provided buffers, and reads take the queued bytes
 //! (`uring/recv.rs`); in legacy mode the switch does nothing, and the same
 //! tests check that the behaviour is the same. Order across reads of every
-//! size, EOF, a peer reset while a receive is armed, a stream dropped with
+//! size and across large and small message phases, EOF, a peer reset while a receive is armed, a stream dropped with
 //! a receive armed (on its worker and elsewhere: the peer sees EOF at
 //! once), `readable()`/`try_read`/`peek` after a receive was armed,
 //! `into_std` after one, and a reader that stops reading (what is received
@@ -78,6 +78,67 @@ fn order_across_reads_of_every_size_then_eof() {
             });
             writer.join().unwrap();
             assert_eq!(got, LEN, "{name}: bytes read before EOF");
+        }
+    });
+}
+
+/// Large messages turn a stream to reads through readiness and small ones
+/// turn it back (`recv.rs`, `BULK_BYTES`): phases of 32 KiB messages and of
+/// 100-byte ones sent one at a time (the peer waits for a one-byte ack of
+/// each), so every switch happens with the stream in use. Every byte
+/// arrives once and in order.
+#[test]
+fn order_across_large_and_small_message_phases() {
+    watchdog(TEST_TIMEOUT, || {
+        // (message size, count) per phase.
+        const PHASES: [(usize, usize); 5] = [
+            (32 << 10, 8),
+            (100, 40),
+            (32 << 10, 8),
+            (100, 40),
+            (32 << 10, 2),
+        ];
+        let total: usize = PHASES.iter().map(|(size, n)| size * n).sum();
+        for (name, rt) in runtimes("order_across_large_and_small_message_phases") {
+            let (mut stream, mut peer) = pair(&rt);
+            let writer = std::thread::spawn(move || {
+                let mut at = 0;
+                for (size, count) in PHASES {
+                    for _ in 0..count {
+                        let message: Vec<u8> = (at..at + size).map(byte).collect();
+                        peer.write_all(&message).unwrap();
+                        at += size;
+                        let mut ack = [0u8; 1];
+                        peer.read_exact(&mut ack).unwrap();
+                    }
+                }
+            });
+            let got = rt.block_on(async {
+                tokiwa::spawn(async move {
+                    let mut buf = vec![0u8; 64 << 10];
+                    let mut at = 0;
+                    for (size, count) in PHASES {
+                        for _ in 0..count {
+                            let mut have = 0;
+                            while have < size {
+                                let n = stream.read(&mut buf[have..size]).await.unwrap();
+                                assert!(n > 0, "EOF before byte {}", at + have);
+                                have += n;
+                            }
+                            for (k, b) in buf[..size].iter().enumerate() {
+                                assert_eq!(*b, byte(at + k), "byte {} out of order", at + k);
+                            }
+                            at += size;
+                            stream.write_all(&[1]).await.unwrap();
+                        }
+                    }
+                    at
+                })
+                .await
+                .unwrap()
+            });
+            writer.join().unwrap();
+            assert_eq!(got, total, "{name}: bytes read");
         }
     });
 }

@@ -150,7 +150,17 @@ impl<E: AsRawFd> PollEvented<E> {
                 })),
                 (None, None) => None,
             };
-            if let Some(polled) = queue.and_then(|q| q.poll_read(worker.as_ref(), cx, buf)) {
+            if let Some(queue) = queue {
+                if let Some(polled) = queue.poll_read(worker.as_ref(), cx, buf) {
+                    return polled;
+                }
+                // Read through readiness (a bulk stream, or no ring): how
+                // much came tells the queue when to go back to receives.
+                let before = buf.filled().len();
+                let polled = self.poll_read(cx, buf);
+                if let Poll::Ready(Ok(())) = polled {
+                    queue.read_directly(buf.filled().len() - before);
+                }
                 return polled;
             }
         }
