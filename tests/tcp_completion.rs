@@ -2,7 +2,8 @@
 //! Stream writes with `Builder::uring_completion_io(true)`: in io_uring
 //! mode they are copied into a queue the ring sends (`uring/send.rs`); in
 //! legacy mode the switch does nothing, and the same tests check that the
-//! behaviour is the same. Order across many small writes and across short
+//! behaviour is the same. Order across many small writes, across small
+//! and large ones (large ones may be sent on the spot) and across short
 //! sends, a peer reset with sends queued, a stream dropped with sends
 //! queued (its bytes are delivered, then EOF), backpressure against a peer
 //! that never reads (bounded, and the worker's other sockets still
@@ -54,6 +55,47 @@ fn order_across_many_small_writes() {
                         stream.write_all(&chunk).await.unwrap();
                         at += n;
                         size = size % 97 + 1;
+                    }
+                    stream.shutdown().await.unwrap();
+                })
+                .await
+                .unwrap();
+            });
+            reader
+                .join()
+                .unwrap_or_else(|_| panic!("{name}: reader failed"));
+        }
+    });
+}
+
+/// Writes of 8 KiB or more that find nothing queued are sent on the spot
+/// (`send.rs`, large writes), the others are queued: small and large
+/// writes interleaved, to a reader slow enough that the queue is sometimes
+/// busy when a large one comes, keep their order.
+#[test]
+fn order_across_small_and_large_writes() {
+    watchdog(TEST_TIMEOUT, || {
+        const LEN: usize = 2 << 20;
+        for (name, rt) in runtimes("order_across_small_and_large_writes") {
+            let (mut stream, peer) = pair(&rt);
+            set_buf(stream.as_raw_fd(), libc::SO_SNDBUF, 32768);
+            set_buf(peer.as_raw_fd(), libc::SO_RCVBUF, 32768);
+            let reader = std::thread::spawn(move || read_and_check(peer, LEN, 3000));
+            rt.block_on(async {
+                tokiwa::spawn(async move {
+                    let data: Vec<u8> = (0..LEN).map(byte).collect();
+                    let mut at = 0;
+                    let mut i = 0;
+                    while at < LEN {
+                        let size = if i % 3 == 0 {
+                            8192 + i * 7919 % 40_000
+                        } else {
+                            1 + i * 31 % 500
+                        };
+                        let end = (at + size).min(LEN);
+                        stream.write_all(&data[at..end]).await.unwrap();
+                        at = end;
+                        i += 1;
                     }
                     stream.shutdown().await.unwrap();
                 })
