@@ -1,7 +1,9 @@
 //! The columns every table compares: tokio, tokiwa's legacy driver and
 //! tokiwa's io_uring driver, plus, for a few `tcp_echo` rows in full mode,
 //! the io_uring driver without `DEFER_TASKRUN | TASKRUN_FLAG` (the ablation
-//! of issue 4: which part of uring's gain those two flags bring).
+//! of issue 4: which part of uring's gain those two flags bring), and, on
+//! the external-load rows, the io_uring driver with completion I/O
+//! (`uring_completion_io(true)`), beside the default readiness I/O.
 //!
 //! The workload files are compiled once per runtime (see `main.rs`); a
 //! `Column` picks which copy runs and, for tokiwa, how its builder is
@@ -23,6 +25,9 @@ pub enum Column {
     Uring,
     /// The uring driver with `SINGLE_ISSUER` only (`uring_defer_taskrun(false)`).
     UringNoDefer,
+    /// The uring driver with completion sends and receives
+    /// (`uring_completion_io(true)`); external-load rows only.
+    UringCompletion,
 }
 
 impl Column {
@@ -33,6 +38,7 @@ impl Column {
             Column::Legacy => "legacy",
             Column::Uring => "uring",
             Column::UringNoDefer => "no-defer",
+            Column::UringCompletion => "uring-c",
         }
     }
 

@@ -78,7 +78,7 @@ mod on_tokiwa {
         match column {
             Column::Tokio => panic!("tokio is not a tokiwa driver"),
             Column::Legacy => Driver::Legacy,
-            Column::Uring | Column::UringNoDefer => Driver::Uring,
+            Column::Uring | Column::UringNoDefer | Column::UringCompletion => Driver::Uring,
         }
     }
 
@@ -86,10 +86,12 @@ mod on_tokiwa {
         builder
             .driver(driver(column))
             .uring_defer_taskrun(column != Column::UringNoDefer)
-            // Completion sends (`Builder::uring_completion_io`), for
-            // measuring them against readiness writes on the same rows.
+            // Completion I/O (`Builder::uring_completion_io`): its own
+            // column on the external rows; `TOKIWA_COMPLETION_IO=1` turns
+            // it on for the uring column everywhere.
             .uring_completion_io(
-                std::env::var_os("TOKIWA_COMPLETION_IO").is_some_and(|v| v == "1"),
+                column == Column::UringCompletion
+                    || std::env::var_os("TOKIWA_COMPLETION_IO").is_some_and(|v| v == "1"),
             );
     }
 

@@ -50,7 +50,7 @@ pub fn serve(kind: ServerKind, column: Column, flavour: Flavour) {
             if line.trim() == "COUNTERS" {
                 // Counted by the io_uring driver only.
                 let cross = super::counters(&handle)
-                    .filter(|_| column == Column::Uring)
+                    .filter(|_| matches!(column, Column::Uring | Column::UringCompletion))
                     .map(|c| c.foreign_io_waits);
                 let mut stdout = std::io::stdout().lock();
                 let _ = match cross {

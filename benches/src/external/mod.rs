@@ -34,6 +34,10 @@
 //! rounds, rotating which column goes first, and gives each CPU ratio to
 //! tokio as the mean over rounds paired with tokio's and its 95% interval.
 //!
+//! Where io_uring runs, each row also has a `uring-c` column: the io_uring
+//! driver with completion I/O (`Builder::uring_completion_io`), in the
+//! same rounds as the default readiness I/O, so the two compare paired.
+//!
 //! The echo rows also run two **floor** servers (`limit/`): hand-written
 //! one-thread echo servers over epoll and over io_uring, the least a server
 //! can do per message, so a reader sees how far each runtime is from it.
@@ -303,14 +307,19 @@ pub(crate) static RESULTS: Mutex<Vec<RowResult>> = Mutex::new(Vec::new());
 /// The server side: `tokiwa-benches --serve KIND COLUMN FLAVOUR`.
 pub fn serve_main(args: &[String]) {
     let [kind, column, flavour] = args else {
-        eprintln!("usage: --serve echo|http|redis tokio|legacy|uring multi|current");
+        eprintln!("usage: --serve echo|http|redis tokio|legacy|uring|uring-c multi|current");
         std::process::exit(2);
     };
     let kind = ServerKind::parse(kind).expect("server kind");
-    let column = [Column::Tokio, Column::Legacy, Column::Uring]
-        .into_iter()
-        .find(|c| c.label() == column)
-        .expect("column");
+    let column = [
+        Column::Tokio,
+        Column::Legacy,
+        Column::Uring,
+        Column::UringCompletion,
+    ]
+    .into_iter()
+    .find(|c| c.label() == column)
+    .expect("column");
     let flavour = match flavour.as_str() {
         "multi" => Flavour::MultiThread,
         "current" => Flavour::CurrentThread,
@@ -459,7 +468,11 @@ const COUNT_WINDOW: Duration = Duration::from_millis(500);
 
 /// Runs the rows `selected` keeps, rotating which column goes first.
 pub fn run(plan: &Plan, selected: &impl Fn(&str) -> bool) {
-    let cols = columns().main.clone();
+    let mut cols = columns().main.clone();
+    if cols.contains(&Column::Uring) {
+        // Completion I/O beside readiness, on the same rows and rounds.
+        cols.push(Column::UringCompletion);
+    }
     let mut rotation = 0;
     for &(load, flavour) in plan.rows.iter().chain(plan.more_rows) {
         let label = load.label(flavour);
