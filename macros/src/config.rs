@@ -142,8 +142,7 @@ impl Config {
                 UnhandledPanic::Ignore => quote!(Ignore),
                 UnhandledPanic::ShutdownRuntime => quote!(ShutdownRuntime),
             };
-            builder =
-                quote!(#builder.unhandled_panic(#krate::runtime::UnhandledPanic::#variant));
+            builder = quote!(#builder.unhandled_panic(#krate::runtime::UnhandledPanic::#variant));
         }
         builder
     }

@@ -58,6 +58,8 @@ pub struct Builder {
     poll_time_histogram: super::metrics::HistogramBuilder,
     #[cfg(tokio_unstable)]
     rng_seed: Option<super::RngSeed>,
+    #[cfg(all(tokio_unstable, feature = "time", feature = "rt-multi-thread"))]
+    alt_timer: bool,
 }
 
 /// How the runtime responds to a spawned task's panic
@@ -137,6 +139,8 @@ impl Builder {
             poll_time_histogram: Default::default(),
             #[cfg(tokio_unstable)]
             rng_seed: None,
+            #[cfg(all(tokio_unstable, feature = "time", feature = "rt-multi-thread"))]
+            alt_timer: false,
         }
     }
 
@@ -217,12 +221,20 @@ impl Builder {
     /// wheel per worker instead of one shared by all. tokiwa has a single
     /// timer, and it is already built that way (`time/driver.rs`), so this
     /// enables the time driver ([`enable_time`](Builder::enable_time)) and
-    /// changes nothing else.
+    /// keeps the one rule in which tokio's alternative timer behaves
+    /// differently: a `Sleep` that fired (at the latest when its runtime
+    /// shut down) is ready when polled after the shutdown, where the
+    /// default timer panics ("A Tokio 1.x context was found, but it is
+    /// being shutdown."). A timer that was never registered still panics.
+    ///
+    /// Multi-thread runtimes only, as in tokio: on a current-thread
+    /// builder only its `enable_time` part applies.
     ///
     /// **Note**: this is an unstable API (`--cfg tokio_unstable`), as in
     /// tokio.
     #[cfg(all(tokio_unstable, feature = "time", feature = "rt-multi-thread"))]
     pub fn enable_alt_timer(&mut self) -> &mut Self {
+        self.alt_timer = true;
         self.enable_time()
     }
 
@@ -658,6 +670,9 @@ impl Builder {
             io_events_per_busy_tick: (self.io_events_per_busy_tick)
                 .unwrap_or(self.io_events_per_tick)
                 .min(self.io_events_per_tick),
+            // tokio: the alternative timer applies to multi-thread runtimes.
+            #[cfg(all(tokio_unstable, feature = "time", feature = "rt-multi-thread"))]
+            alt_timer: self.alt_timer && matches!(self.kind, Kind::MultiThread),
         };
         let thread_name = (self.thread_name)();
         let workers = match self.kind {
@@ -693,7 +708,10 @@ impl Builder {
                 .poll_time_histogram_enabled
                 .then(|| self.poll_time_histogram.layout()),
             #[cfg(tokio_unstable)]
-            seed_generator: self.rng_seed.as_ref().map(super::rng_seed::SeedGenerator::new),
+            seed_generator: self
+                .rng_seed
+                .as_ref()
+                .map(super::rng_seed::SeedGenerator::new),
         };
         let spawner = pool.spawner().clone();
         let handle = match self.kind {

@@ -52,12 +52,12 @@ pub use id::Id;
 pub use local_runtime::{LocalOptions, LocalRuntime};
 pub use metrics::RuntimeMetrics;
 #[cfg(tokio_unstable)]
-pub use rng_seed::RngSeed;
-#[cfg(tokio_unstable)]
 pub use metrics::{
     HistogramConfiguration, HistogramScale, InvalidHistogramConfiguration, LogHistogram,
     LogHistogramBuilder,
 };
+#[cfg(tokio_unstable)]
+pub use rng_seed::RngSeed;
 pub use runtime::Runtime;
 pub use shutdown_error::is_rt_shutdown_err;
 #[cfg(tokiwa_io_driver)]

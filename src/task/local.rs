@@ -101,8 +101,8 @@ where
     F: Future + 'static,
     F::Output: 'static,
 {
-    #[cfg(all(tokio_unstable, feature = "tracing"))]
-    let meta = meta.with_kind(crate::runtime::task::trace::Kind::Local);
+    // (Its span's kind: `task` on a `LocalRuntime`, as in tokio; a
+    // `LocalSet` makes it `local`.)
     // A `LocalRuntime` current on this thread takes it (as in tokio, even
     // inside a `LocalSet`); one of another thread refuses; otherwise the
     // current `LocalSet`, if any.
@@ -379,7 +379,9 @@ impl<F: Future> Future for RunUntil<'_, F> {
         let set = *me.local_set;
         set.with_current(|| {
             set.context.shared.set_waker(cx.waker());
-            if let Poll::Ready(out) = coop::budget(|| me.future.poll(cx)) {
+            // Under the budget of the task that drives the set (as in
+            // tokio): `run_until` is part of that task, not a task of its own.
+            if let Poll::Ready(out) = me.future.poll(cx) {
                 return Poll::Ready(out);
             }
             if set.tick() {
