@@ -246,7 +246,8 @@ impl Handle {
             #[cfg(feature = "time")]
             time: enable_time.then(|| {
                 #[allow(unused_mut)] // changed only by the alternative timer
-                let mut time = crate::time::driver::TimeHandle::new(unparkers.clone(), start_paused);
+                let mut time =
+                    crate::time::driver::TimeHandle::new(unparkers.clone(), start_paused);
                 #[cfg(all(tokio_unstable, feature = "rt-multi-thread"))]
                 if config.alt_timer {
                     time.keep_fired_timers_ready_after_shutdown();
