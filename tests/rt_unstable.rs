@@ -3,8 +3,9 @@
 //! The `tokio_unstable` API surface, on every flavour and driver, with the
 //! results tokio 1.54.1 gives: the task hooks and their `TaskMeta`
 //! (`on_task_spawn`, `on_before_task_poll`, `on_after_task_poll`,
-//! `on_task_terminate`), `UnhandledPanic`, `runtime::Id`, and with the
-//! `tracing` feature `task::Builder` and `JoinSet::build_task`.
+//! `on_task_terminate`), `UnhandledPanic` (the runtime's, a `LocalSet`'s,
+//! and the test attribute's), `runtime::Id`, and with the `tracing`
+//! feature `task::Builder` and `JoinSet::build_task`.
 //!
 //! `RUSTFLAGS="--cfg tokio_unstable" cargo test --features full,uring,tracing
 //! --test rt_unstable`
@@ -295,6 +296,109 @@ fn shutdown_runtime_setting_without_a_panic() {
         let v = rt.block_on(async { tokiwa::spawn(async { 1 }).await.unwrap() + 1 });
         assert_eq!(v, 2);
     }
+}
+
+const LOCAL_SET_SHUTDOWN_MSG: &str =
+    "a spawned task panicked and the LocalSet is configured to shutdown on unhandled panic";
+
+/// `LocalSet::unhandled_panic` on every flavour (the `rt_test!` of this
+/// file is the hooks' one, at the top).
+mod local_set {
+    use super::*;
+
+    rt_test! {
+        // A `LocalSet` told to shut down on a panic: the driving `run_until`
+        // panics though the panicking task's handle is held, the set's other
+        // tasks are cancelled (their destructors run), a later spawn onto it
+        // is cancelled at once, and driving it again panics too (tokio's
+        // `task_local_set` unstable test, and its documentation).
+        fn local_set_shutdown_on_unhandled_panic() {
+            quiet_panics(&["rt_unstable: local set", LOCAL_SET_SHUTDOWN_MSG]);
+            let rt = rt();
+            let mut local = LocalSet::new();
+            local.unhandled_panic(UnhandledPanic::ShutdownRuntime);
+            let dropped = std::rc::Rc::new(std::cell::Cell::new(0));
+            let res = panic::catch_unwind(AssertUnwindSafe(|| {
+                local.block_on(&rt, async {
+                    struct OnDrop(std::rc::Rc<std::cell::Cell<u32>>);
+                    impl Drop for OnDrop {
+                        fn drop(&mut self) {
+                            self.0.set(self.0.get() + 1);
+                        }
+                    }
+                    let guard = OnDrop(dropped.clone());
+                    let _pending = task::spawn_local(async move {
+                        let _guard = guard;
+                        std::future::pending::<()>().await
+                    });
+                    let _held = task::spawn_local(async { panic!("rt_unstable: local set") });
+                    std::future::pending::<()>().await
+                })
+            }));
+            assert_eq!(panic_message(&*res.unwrap_err()), LOCAL_SET_SHUTDOWN_MSG);
+            assert_eq!(dropped.get(), 1, "the pending task is cancelled");
+            let late = local.spawn_local(async {});
+            let again = panic::catch_unwind(AssertUnwindSafe(|| {
+                local.block_on(&rt, async { late.await.unwrap_err().is_cancelled() })
+            }));
+            // `run_until` polls its own future first: the cancelled join
+            // handle is ready at once, before the set would run a task.
+            assert!(again.unwrap());
+            let driven = panic::catch_unwind(AssertUnwindSafe(|| {
+                local.block_on(&rt, async {
+                    task::yield_now().await;
+                    std::future::pending::<()>().await
+                })
+            }));
+            assert_eq!(panic_message(&*driven.unwrap_err()), LOCAL_SET_SHUTDOWN_MSG);
+        }
+
+        fn local_set_ignores_panics_by_default() {
+            quiet_panics(&["rt_unstable: ignored"]);
+            let rt = rt();
+            let mut local = LocalSet::new();
+            local.unhandled_panic(UnhandledPanic::Ignore);
+            let (err, after) = local.block_on(&rt, async {
+                let err = task::spawn_local(async { panic!("rt_unstable: ignored") })
+                    .await
+                    .unwrap_err();
+                (err, task::spawn_local(async { 7 }).await.unwrap())
+            });
+            assert!(err.is_panic());
+            assert_eq!(after, 7);
+        }
+    }
+}
+
+/// The setting is fixed once the set has a task, as in tokio.
+#[test]
+fn local_set_unhandled_panic_after_a_spawn_panics() {
+    let mut local = LocalSet::new();
+    let _task = local.spawn_local(async {});
+    let res = panic::catch_unwind(AssertUnwindSafe(|| {
+        local.unhandled_panic(UnhandledPanic::ShutdownRuntime);
+    }));
+    assert_eq!(
+        panic_message(&*res.unwrap_err()),
+        "Unhandled Panic behavior modified after starting LocalSet"
+    );
+}
+
+/// `#[tokio::test(unhandled_panic = "...")]`: tokio's `macros_test`
+/// unstable tests.
+#[tokiwa::test(flavor = "current_thread", unhandled_panic = "shutdown_runtime")]
+#[should_panic(
+    expected = "a spawned task panicked and the runtime is configured to shut down on unhandled panic"
+)]
+async fn test_attribute_unhandled_panic_shutdown_runtime() {
+    let _ = tokiwa::spawn(async { panic!("rt_unstable: attribute") }).await;
+}
+
+#[tokiwa::test(flavor = "current_thread", unhandled_panic = "ignore")]
+async fn test_attribute_unhandled_panic_ignore() {
+    quiet_panics(&["rt_unstable: attribute ignored"]);
+    let res = tokiwa::spawn(async { panic!("rt_unstable: attribute ignored") }).await;
+    assert!(res.unwrap_err().is_panic());
 }
 
 #[test]

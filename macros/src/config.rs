@@ -67,6 +67,15 @@ pub(crate) enum Driver {
     Uring,
 }
 
+/// `unhandled_panic = "..."`: the variant of `runtime::UnhandledPanic`
+/// to pass to `Builder::unhandled_panic` (a `tokio_unstable` method, so
+/// the expansion only compiles with that cfg, as tokio's does).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum UnhandledPanic {
+    Ignore,
+    ShutdownRuntime,
+}
+
 /// The settled configuration the expansion is generated from.
 pub(crate) struct Config {
     pub(crate) flavor: Flavor,
@@ -79,6 +88,8 @@ pub(crate) struct Config {
     pub(crate) driver: Option<Driver>,
     /// `crate = "..."`; `None` means "find tokiwa in the user's Cargo.toml".
     pub(crate) crate_path: Option<syn::Path>,
+    /// `unhandled_panic = "..."` (current-thread and local flavors only).
+    pub(crate) unhandled_panic: Option<UnhandledPanic>,
 }
 
 impl Config {
@@ -95,6 +106,7 @@ impl Config {
             name: None,
             driver: None,
             crate_path: None,
+            unhandled_panic: None,
         }
     }
 
@@ -125,6 +137,13 @@ impl Config {
             };
             builder = quote!(#builder.driver(#krate::runtime::Driver::#variant));
         }
+        if let Some(behavior) = self.unhandled_panic {
+            let variant = match behavior {
+                UnhandledPanic::Ignore => quote!(Ignore),
+                UnhandledPanic::ShutdownRuntime => quote!(ShutdownRuntime),
+            };
+            builder = quote!(#builder.unhandled_panic(#krate::runtime::UnhandledPanic::#variant));
+        }
         builder
     }
 
@@ -139,7 +158,8 @@ impl Config {
     }
 }
 
-const KNOWN: &str = "`flavor`, `worker_threads`, `start_paused`, `crate`, `name`, `driver`";
+const KNOWN: &str =
+    "`flavor`, `worker_threads`, `start_paused`, `crate`, `unhandled_panic`, `name`, `driver`";
 const FLAVORS: &str = "The runtime flavors are `current_thread`, `local`, and `multi_thread`.";
 const DRIVERS: &str = "The drivers are `auto`, `legacy` and `uring`.";
 
@@ -153,6 +173,7 @@ pub(crate) fn parse(args: TokenStream, kind: Kind) -> syn::Result<Config> {
     let mut crate_path = None;
     let mut rt_name = None;
     let mut driver = None;
+    let mut unhandled_panic = None;
     for meta in metas {
         let (name, lit) = name_and_value(meta, kind)?;
         let span = lit.span();
@@ -163,6 +184,11 @@ pub(crate) fn parse(args: TokenStream, kind: Kind) -> syn::Result<Config> {
             "crate" => set(&mut crate_path, &name, parse_crate_path(&lit)?)?,
             "name" => set(&mut rt_name, &name, parse_name(&lit)?)?,
             "driver" => set(&mut driver, &name, parse_driver(&lit)?)?,
+            "unhandled_panic" => set(
+                &mut unhandled_panic,
+                &name,
+                (parse_unhandled_panic(&lit)?, span),
+            )?,
             other => return Err(unknown(&name, other)),
         }
     }
@@ -181,6 +207,11 @@ pub(crate) fn parse(args: TokenStream, kind: Kind) -> syn::Result<Config> {
         let msg = format!("{msg} {}", use_flavor("current_thread"));
         return Err(syn::Error::new(span, msg));
     }
+    if let (Flavor::MultiThread, Some((_, span))) = (flavor, unhandled_panic) {
+        let msg = "The `unhandled_panic` option requires the `current_thread` runtime flavor.";
+        let msg = format!("{msg} {}", use_flavor("current_thread"));
+        return Err(syn::Error::new(span, msg));
+    }
 
     Ok(Config {
         flavor,
@@ -189,7 +220,24 @@ pub(crate) fn parse(args: TokenStream, kind: Kind) -> syn::Result<Config> {
         crate_path,
         name: rt_name,
         driver,
+        unhandled_panic: unhandled_panic.map(|(behavior, _)| behavior),
     })
+}
+
+fn parse_unhandled_panic(lit: &Lit) -> syn::Result<UnhandledPanic> {
+    const BEHAVIORS: &str = "The unhandled panic behaviors are `ignore` and `shutdown_runtime`.";
+    let Lit::Str(s) = lit else {
+        let msg = format!("`unhandled_panic` must be a string. {BEHAVIORS}");
+        return Err(syn::Error::new(lit.span(), msg));
+    };
+    match s.value().as_str() {
+        "ignore" => Ok(UnhandledPanic::Ignore),
+        "shutdown_runtime" => Ok(UnhandledPanic::ShutdownRuntime),
+        other => {
+            let msg = format!("No such unhandled panic behavior `{other}`. {BEHAVIORS}");
+            Err(syn::Error::new(s.span(), msg))
+        }
+    }
 }
 
 fn parse_name(lit: &Lit) -> syn::Result<syn::LitStr> {
@@ -322,7 +370,8 @@ fn bare_name_error(path: &syn::Path, kind: Kind) -> syn::Error {
             "Set the runtime flavor with #[{}(flavor = \"{name}\")].",
             kind.macro_name()
         ),
-        "flavor" | "worker_threads" | "start_paused" | "crate" | "name" | "driver" => {
+        "flavor" | "worker_threads" | "start_paused" | "crate" | "unhandled_panic" | "name"
+        | "driver" => {
             format!("The `{name}` attribute requires an argument.")
         }
         _ => return unknown(path, &name),

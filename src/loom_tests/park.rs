@@ -31,6 +31,8 @@ impl World {
             uring_completion_io: false,
             io_events_per_tick: driver::IO_EVENTS_PER_TICK,
             io_events_per_busy_tick: driver::IO_EVENTS_PER_TICK,
+            #[cfg(all(tokio_unstable, feature = "time", feature = "rt-multi-thread"))]
+            alt_timer: false,
         };
         let (driver, parkers) = driver::Handle::new(&config, workers, "loom").unwrap();
         let world = Arc::new(World {

@@ -36,6 +36,9 @@ mod try_join;
 #[cfg(feature = "macros")]
 mod maybe_done;
 
+#[cfg(feature = "macros")]
+pub(crate) mod thread_rng;
+
 #[doc(hidden)]
 pub mod support;
 

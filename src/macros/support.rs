@@ -21,8 +21,10 @@ pub use tokiwa_macros::select_pattern_probe;
 pub use self::branches::*;
 
 #[cfg(feature = "macros")]
+pub use super::thread_rng::thread_rng_n;
+
+#[cfg(feature = "macros")]
 mod branches {
-    use std::cell::Cell;
     use std::task::{Context, Poll};
 
     /// The output of the branch `select!` chose, typed without naming any
@@ -116,39 +118,6 @@ mod branches {
         fn first(&mut self, _branches: u32) -> u32 {
             0
         }
-    }
-
-    /// A pseudo-random number in `0..n` (`0` when `n` is zero), from a
-    /// generator private to the calling thread: where an unbiased
-    /// `select!` starts polling.
-    pub fn thread_rng_n(n: u32) -> u32 {
-        thread_local! {
-            static RNG: Cell<u64> = Cell::new(seed());
-        }
-        RNG.with(|state| {
-            let (next, value) = step(state.get());
-            state.set(next);
-            // Lemire's multiply-shift: a value in 0..n without division.
-            ((u64::from(value) * u64::from(n)) >> 32) as u32
-        })
-    }
-
-    /// A per-thread seed: std's hasher keys are random per process and
-    /// differ between threads.
-    fn seed() -> u64 {
-        use std::hash::{BuildHasher, Hasher};
-        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-        hasher.write_u64(0x5EED);
-        // Zero is the generator's fixed point.
-        hasher.finish() | 1
-    }
-
-    /// One xorshift64* step: the next state and 32 output bits.
-    fn step(mut x: u64) -> (u64, u32) {
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        (x, (x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 32) as u32)
     }
 
     /// `Pending` (with the task woken to be polled again) when the current

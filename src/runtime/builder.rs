@@ -56,6 +56,10 @@ pub struct Builder {
     poll_time_histogram_enabled: bool,
     #[cfg(tokio_unstable)]
     poll_time_histogram: super::metrics::HistogramBuilder,
+    #[cfg(tokio_unstable)]
+    rng_seed: Option<super::RngSeed>,
+    #[cfg(all(tokio_unstable, feature = "time", feature = "rt-multi-thread"))]
+    alt_timer: bool,
 }
 
 /// How the runtime responds to a spawned task's panic
@@ -133,6 +137,10 @@ impl Builder {
             poll_time_histogram_enabled: false,
             #[cfg(tokio_unstable)]
             poll_time_histogram: Default::default(),
+            #[cfg(tokio_unstable)]
+            rng_seed: None,
+            #[cfg(all(tokio_unstable, feature = "time", feature = "rt-multi-thread"))]
+            alt_timer: false,
         }
     }
 
@@ -207,6 +215,27 @@ impl Builder {
     pub fn enable_time(&mut self) -> &mut Self {
         self.enable_time = true;
         self
+    }
+
+    /// tokio's switch to its alternative timer, whose point is one timing
+    /// wheel per worker instead of one shared by all. tokiwa has a single
+    /// timer, and it is already built that way (`time/driver.rs`), so this
+    /// enables the time driver ([`enable_time`](Builder::enable_time)) and
+    /// keeps the one rule in which tokio's alternative timer behaves
+    /// differently: a `Sleep` that fired (at the latest when its runtime
+    /// shut down) is ready when polled after the shutdown, where the
+    /// default timer panics ("A Tokio 1.x context was found, but it is
+    /// being shutdown."). A timer that was never registered still panics.
+    ///
+    /// Multi-thread runtimes only, as in tokio: on a current-thread
+    /// builder only its `enable_time` part applies.
+    ///
+    /// **Note**: this is an unstable API (`--cfg tokio_unstable`), as in
+    /// tokio.
+    #[cfg(all(tokio_unstable, feature = "time", feature = "rt-multi-thread"))]
+    pub fn enable_alt_timer(&mut self) -> &mut Self {
+        self.alt_timer = true;
+        self.enable_time()
     }
 
     /// Starts the runtime's clock paused (tokio's `test-util`): time only
@@ -463,6 +492,34 @@ impl Builder {
         self
     }
 
+    /// Seeds the random numbers of the threads that drive the runtime, so
+    /// that the branch order of an unbiased `select!` (which branch it
+    /// polls first) is the same on every run. Each entry into the runtime
+    /// (a `block_on`, a worker thread starting) takes the next seed of a
+    /// sequence derived from `seed`, in the order the threads enter.
+    ///
+    /// The sequence depends on this build of tokiwa too, and it reaches
+    /// tokiwa's own `select!` only: the package named `tokio` (whole-graph
+    /// mode). Under a rename, `select!` is tokio's and the seed changes
+    /// nothing.
+    ///
+    /// **Note**: this is an unstable API (`--cfg tokio_unstable`).
+    ///
+    /// ```
+    /// use tokiwa::runtime::{Builder, RngSeed};
+    ///
+    /// let rt = Builder::new_current_thread()
+    ///     .rng_seed(RngSeed::from_bytes(b"my seed"))
+    ///     .build()
+    ///     .unwrap();
+    /// # drop(rt);
+    /// ```
+    #[cfg(tokio_unstable)]
+    pub fn rng_seed(&mut self, seed: super::RngSeed) -> &mut Self {
+        self.rng_seed = Some(seed);
+        self
+    }
+
     /// Records how long each task poll takes, per worker, in a histogram
     /// ([`RuntimeMetrics::poll_time_histogram_bucket_count`] and the
     /// methods next to it). Off by default: it reads the clock twice per
@@ -613,6 +670,9 @@ impl Builder {
             io_events_per_busy_tick: (self.io_events_per_busy_tick)
                 .unwrap_or(self.io_events_per_tick)
                 .min(self.io_events_per_tick),
+            // tokio: the alternative timer applies to multi-thread runtimes.
+            #[cfg(all(tokio_unstable, feature = "time", feature = "rt-multi-thread"))]
+            alt_timer: self.alt_timer && matches!(self.kind, Kind::MultiThread),
         };
         let thread_name = (self.thread_name)();
         let workers = match self.kind {
@@ -647,6 +707,11 @@ impl Builder {
             poll_time_histogram: self
                 .poll_time_histogram_enabled
                 .then(|| self.poll_time_histogram.layout()),
+            #[cfg(tokio_unstable)]
+            seed_generator: self
+                .rng_seed
+                .as_ref()
+                .map(super::rng_seed::SeedGenerator::new),
         };
         let spawner = pool.spawner().clone();
         let handle = match self.kind {

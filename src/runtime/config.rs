@@ -23,6 +23,10 @@ pub(crate) struct Config {
     /// What a task's panic does to the runtime (current-thread only).
     #[cfg(tokio_unstable)]
     pub(crate) unhandled_panic: super::UnhandledPanic,
+    /// The seeds of the threads that enter the runtime, when the builder
+    /// was given one (`rng_seed.rs`).
+    #[cfg(tokio_unstable)]
+    pub(crate) seed_generator: Option<super::rng_seed::SeedGenerator>,
     /// The poll-time histogram's layout, when it is enabled.
     #[cfg(tokio_unstable)]
     pub(crate) poll_time_histogram: Option<super::metrics::Layout>,

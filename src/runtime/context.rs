@@ -218,6 +218,8 @@ pub(crate) fn enter_runtime(
     EnterRuntimeGuard {
         _current: set_current(handle),
         budget: replace_budget(Budget::unconstrained()),
+        #[cfg(tokio_unstable)]
+        _rng: super::rng_seed::enter(handle.config().seed_generator.as_ref()),
     }
 }
 
@@ -225,6 +227,10 @@ pub(crate) fn enter_runtime(
 pub(crate) struct EnterRuntimeGuard {
     _current: SetCurrentGuard,
     budget: Option<Budget>,
+    /// A seeded runtime's `select!` generator for this thread
+    /// (`rng_seed.rs`), until the thread leaves.
+    #[cfg(tokio_unstable)]
+    _rng: super::rng_seed::ThreadRngGuard,
 }
 
 impl Drop for EnterRuntimeGuard {

@@ -96,6 +96,8 @@ impl Handle {
         // runtime; a handle just waits for its future. So this thread
         // holds no tasks up by blocking, and `block_in_place` is allowed
         // here (it simply runs), whatever the flavour, as in tokio.
+        #[cfg(all(tokio_unstable, feature = "tracing"))]
+        let future = crate::runtime::task::trace::block_on(future);
         let _enter = context::enter_runtime(&self.inner, true);
         park::thread::block_on(future)
     }

@@ -19,6 +19,8 @@
 //! * `id.rs`: the runtime's id.
 //! * `task_hooks.rs` (`tokio_unstable` only): the task spawn, poll and
 //!   terminate hooks and their `TaskMeta`.
+//! * `rng_seed.rs` (`tokio_unstable` only): `RngSeed`, the seed that makes
+//!   a runtime's `select!` branch order repeatable.
 pub(crate) mod blocking;
 mod builder;
 pub(crate) mod config;
@@ -30,6 +32,8 @@ mod id;
 mod local_runtime;
 pub(crate) mod metrics;
 pub(crate) mod park;
+#[cfg(tokio_unstable)]
+mod rng_seed;
 #[allow(clippy::module_inception)]
 mod runtime;
 pub(crate) mod scheduler;
@@ -52,6 +56,8 @@ pub use metrics::{
     HistogramConfiguration, HistogramScale, InvalidHistogramConfiguration, LogHistogram,
     LogHistogramBuilder,
 };
+#[cfg(tokio_unstable)]
+pub use rng_seed::RngSeed;
 pub use runtime::Runtime;
 pub use shutdown_error::is_rt_shutdown_err;
 #[cfg(tokiwa_io_driver)]

@@ -64,7 +64,12 @@ impl Runtime {
     #[track_caller]
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
         match &self.handle.inner {
-            scheduler::Handle::CurrentThread(h) => h.block_on(future),
+            scheduler::Handle::CurrentThread(h) => {
+                #[cfg(all(tokio_unstable, feature = "tracing"))]
+                let future = crate::runtime::task::trace::block_on(future);
+                h.block_on(future)
+            }
+            // (`Handle::block_on` instruments the future.)
             scheduler::Handle::MultiThread(_) => self.handle.block_on(future),
         }
     }

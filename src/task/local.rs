@@ -9,6 +9,11 @@
 //! Each time the set is polled it runs at most `MAX_TASKS_PER_TICK` tasks,
 //! then asks to be polled again if work is left, so a busy set does not
 //! starve the rest of its runtime.
+//!
+//! With `--cfg tokio_unstable`, a set can be told to shut down when one of
+//! its tasks panics ([`LocalSet::unhandled_panic`]): the panicking task's
+//! scheduler hook cancels every task of the set and marks it, and the
+//! set's next tick panics instead of running another task.
 use crate::loom::sync::Mutex;
 use crate::runtime::coop;
 use crate::runtime::task::{JoinHandle, Notified, OwnedTasks, Schedule, SpawnMeta, Task};
@@ -49,6 +54,10 @@ pub struct LocalSet {
 
 struct LocalContext {
     shared: Arc<Shared>,
+    /// A task panicked under `UnhandledPanic::ShutdownRuntime`: the set's
+    /// tasks are cancelled and its next tick panics.
+    #[cfg(tokio_unstable)]
+    shut_down_by_panic: std::cell::Cell<bool>,
 }
 
 /// What other threads may touch: the queue and the driving waker.
@@ -56,7 +65,14 @@ pub(crate) struct Shared {
     queue: Mutex<Option<VecDeque<Notified>>>,
     waker: Mutex<Option<Waker>>,
     owned: OwnedTasks,
+    /// What a task's panic does to the set; fixed before the set runs.
+    #[cfg(tokio_unstable)]
+    unhandled_panic: crate::runtime::UnhandledPanic,
 }
+
+#[cfg(tokio_unstable)]
+const SHUT_DOWN_BY_PANIC: &str =
+    "a spawned task panicked and the LocalSet is configured to shutdown on unhandled panic";
 
 thread_local! {
     static CURRENT: RefCell<Option<Rc<LocalContext>>> = const { RefCell::new(None) };
@@ -85,8 +101,8 @@ where
     F: Future + 'static,
     F::Output: 'static,
 {
-    #[cfg(all(tokio_unstable, feature = "tracing"))]
-    let meta = meta.with_kind(crate::runtime::task::trace::Kind::Local);
+    // (Its span's kind: `task` on a `LocalRuntime`, as in tokio; a
+    // `LocalSet` makes it `local`.)
     // A `LocalRuntime` current on this thread takes it (as in tokio, even
     // inside a `LocalSet`); one of another thread refuses; otherwise the
     // current `LocalSet`, if any.
@@ -125,7 +141,11 @@ impl LocalSet {
                     queue: Mutex::new(Some(VecDeque::new())),
                     waker: Mutex::new(None),
                     owned: OwnedTasks::new(1),
+                    #[cfg(tokio_unstable)]
+                    unhandled_panic: crate::runtime::UnhandledPanic::Ignore,
                 }),
+                #[cfg(tokio_unstable)]
+                shut_down_by_panic: std::cell::Cell::new(false),
             }),
             _not_send: PhantomData,
         }
@@ -187,9 +207,56 @@ impl LocalSet {
         .await
     }
 
+    /// What the set does when one of its tasks panics (see
+    /// [`UnhandledPanic`](crate::runtime::UnhandledPanic); default
+    /// `Ignore`: the panic goes to the task's `JoinHandle`).
+    ///
+    /// With `UnhandledPanic::ShutdownRuntime`, the first task that panics
+    /// (even one whose `JoinHandle` is held) cancels every task of the set,
+    /// and the set panics the next time it would run a task: in the
+    /// `run_until`, `block_on` or `.await` that drives it, and in every one
+    /// after that.
+    ///
+    /// **Note**: this is an unstable API (`--cfg tokio_unstable`), as in
+    /// tokio.
+    ///
+    /// # Panics
+    ///
+    /// If the set has started: a task was spawned onto it, or it was
+    /// entered or driven and something still holds on to it.
+    ///
+    /// ```should_panic
+    /// use tokiwa::runtime::UnhandledPanic;
+    ///
+    /// # #[tokiwa::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// tokiwa::task::LocalSet::new()
+    ///     .unhandled_panic(UnhandledPanic::ShutdownRuntime)
+    ///     .run_until(async {
+    ///         tokiwa::task::spawn_local(async { panic!("boom") });
+    ///         // `run_until` panics before this completes.
+    ///         std::future::pending::<()>().await;
+    ///     })
+    ///     .await;
+    /// # }
+    /// ```
+    #[cfg(tokio_unstable)]
+    #[track_caller]
+    pub fn unhandled_panic(&mut self, behavior: crate::runtime::UnhandledPanic) -> &mut Self {
+        Rc::get_mut(&mut self.context)
+            .and_then(|context| Arc::get_mut(&mut context.shared))
+            .expect("Unhandled Panic behavior modified after starting LocalSet")
+            .unhandled_panic = behavior;
+        self
+    }
+
     /// Runs up to `MAX_TASKS_PER_TICK` tasks; returns whether work is left.
     fn tick(&self) -> bool {
         for _ in 0..MAX_TASKS_PER_TICK {
+            #[cfg(tokio_unstable)]
+            if self.context.shut_down_by_panic.get() {
+                panic!("{SHUT_DOWN_BY_PANIC}");
+            }
             let task = match self.context.shared.queue.lock().unwrap().as_mut() {
                 Some(queue) => queue.pop_front(),
                 None => None,
@@ -252,6 +319,27 @@ impl Schedule for Arc<Shared> {
         self.owned.remove(task)
     }
 
+    /// Under `UnhandledPanic::ShutdownRuntime`: cancels every task of the
+    /// set and marks it, so its tick panics before running another. Called
+    /// on the set's thread while the set runs the panicking task, so the
+    /// set is the current one.
+    #[cfg(tokio_unstable)]
+    fn unhandled_panic(&self) {
+        if !matches!(
+            self.unhandled_panic,
+            crate::runtime::UnhandledPanic::ShutdownRuntime
+        ) {
+            return;
+        }
+        let current = CURRENT.try_with(|c| c.borrow().clone()).ok().flatten();
+        let Some(context) = current.filter(|cx| Arc::ptr_eq(&cx.shared, self)) else {
+            return;
+        };
+        context.shut_down_by_panic.set(true);
+        // Closed, so later spawns onto the set are cancelled at once.
+        self.owned.close_and_shutdown_all(0);
+    }
+
     fn schedule(&self, task: Notified) {
         // `self` lives in the task's cell, which the set's thread may free
         // as soon as the notification is queued: dereference it once, to
@@ -291,7 +379,9 @@ impl<F: Future> Future for RunUntil<'_, F> {
         let set = *me.local_set;
         set.with_current(|| {
             set.context.shared.set_waker(cx.waker());
-            if let Poll::Ready(out) = coop::budget(|| me.future.poll(cx)) {
+            // Under the budget of the task that drives the set (as in
+            // tokio): `run_until` is part of that task, not a task of its own.
+            if let Poll::Ready(out) = me.future.poll(cx) {
                 return Poll::Ready(out);
             }
             if set.tick() {

@@ -48,7 +48,9 @@
 //!
 //! **Shutdown** fires every remaining timer; a `Sleep` polled afterwards
 //! panics with tokio's message ("A Tokio 1.x context was found, but it is
-//! being shutdown."), one registered afterwards never enters a wheel.
+//! being shutdown."), one registered afterwards never enters a wheel. With
+//! `Builder::enable_alt_timer` (`tokio_unstable`), a `Sleep` that fired
+//! stays ready after shutdown instead, as under tokio's alternative timer.
 //!
 //! Times are nanoseconds since the driver's creation (`origin`), `u64`:
 //! 584 years. `u64::MAX` is "never" (a deadline past that range); the clock
@@ -92,6 +94,10 @@ pub(crate) struct TimeHandle {
     watcher: AtomicUsize,
     /// When the watcher will wake (`u64::MAX`: not before it is unparked).
     watch_until: AtomicU64,
+    /// `Builder::enable_alt_timer`: a fired timer polled after shutdown
+    /// is ready instead of panicking.
+    #[cfg(all(tokio_unstable, feature = "rt-multi-thread"))]
+    fired_ready_after_shutdown: bool,
 }
 
 struct WheelCell {
@@ -144,7 +150,24 @@ impl TimeHandle {
             is_shutdown: AtomicBool::new(false),
             watcher: AtomicUsize::new(NO_WATCHER),
             watch_until: AtomicU64::new(u64::MAX),
+            #[cfg(all(tokio_unstable, feature = "rt-multi-thread"))]
+            fired_ready_after_shutdown: false,
         }
+    }
+
+    /// tokio's alternative timer's rule (`Builder::enable_alt_timer`): a
+    /// timer that fired is ready when polled after shutdown.
+    #[cfg(all(tokio_unstable, feature = "rt-multi-thread"))]
+    pub(crate) fn keep_fired_timers_ready_after_shutdown(&mut self) {
+        self.fired_ready_after_shutdown = true;
+    }
+
+    /// Whether a timer in `elapsed` state may be polled after shutdown.
+    pub(crate) fn fired_ready_after_shutdown(&self) -> bool {
+        #[cfg(all(tokio_unstable, feature = "rt-multi-thread"))]
+        return self.fired_ready_after_shutdown;
+        #[cfg(not(all(tokio_unstable, feature = "rt-multi-thread")))]
+        false
     }
 
     #[cfg(feature = "test-util")]

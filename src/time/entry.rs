@@ -184,7 +184,12 @@ impl TimerEntry {
     ) -> Poll<()> {
         let this = self.fields();
         let time = this.time();
-        assert!(!time.is_shutdown(), "{}", SHUTTING_DOWN);
+        let elapsed = matches!(this.shared.state(), FIRED | DONE);
+        assert!(
+            !time.is_shutdown() || (elapsed && time.fired_ready_after_shutdown()),
+            "{}",
+            SHUTTING_DOWN
+        );
         match this.shared.state() {
             FIRED | DONE => Poll::Ready(()),
             REGISTERED => this.shared.poll_registered(cx.waker()),

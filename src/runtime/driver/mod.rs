@@ -85,6 +85,10 @@ pub(crate) struct Config {
     pub(crate) io_events_per_tick: usize,
     #[cfg_attr(not(tokiwa_io_driver), allow(dead_code))]
     pub(crate) io_events_per_busy_tick: usize,
+    /// `Builder::enable_alt_timer`: timers that fired stay ready after
+    /// shutdown (`time/driver.rs`).
+    #[cfg(all(tokio_unstable, feature = "time", feature = "rt-multi-thread"))]
+    pub(crate) alt_timer: bool,
 }
 
 /// The default of `Builder::max_io_events_per_tick`.
@@ -240,8 +244,16 @@ impl Handle {
             mode,
             fallback_reason,
             #[cfg(feature = "time")]
-            time: enable_time
-                .then(|| crate::time::driver::TimeHandle::new(unparkers.clone(), start_paused)),
+            time: enable_time.then(|| {
+                #[allow(unused_mut)] // changed only by the alternative timer
+                let mut time =
+                    crate::time::driver::TimeHandle::new(unparkers.clone(), start_paused);
+                #[cfg(all(tokio_unstable, feature = "rt-multi-thread"))]
+                if config.alt_timer {
+                    time.keep_fired_timers_ready_after_shutdown();
+                }
+                time
+            }),
             #[cfg(all(tokio_unstable, tokiwa_io_driver))]
             fd_counts: Default::default(),
         };

@@ -11,6 +11,8 @@
 //!   count and busy time the console shows;
 //! * the span entered once more while the future is dropped, and closed
 //!   with it (the console's "completed");
+//! * the same span, of kind `block_on`, around the future of each
+//!   `block_on` ([`block_on`]);
 //! * an event on target `tokio::task::waker` for each waker operation
 //!   (`op` = `waker.clone`, `waker.drop`, `waker.wake`,
 //!   `waker.wake_by_ref`), whose `task.id` is the span's id, which the
@@ -44,8 +46,12 @@ pub(crate) const BOX_THRESHOLD: usize = if cfg!(debug_assertions) { 2048 } else 
 pub(crate) enum Kind {
     /// `spawn`, `Builder::spawn`, `JoinSet::spawn`.
     Task,
-    /// `spawn_local` on a `LocalSet`.
+    /// `spawn_local` on a `LocalSet` (on a `LocalRuntime` it is a `Task`,
+    /// as in tokio).
     Local,
+    /// The future of a `block_on` (not a task, but tokio reports it as
+    /// one, with an id of its own).
+    BlockOn,
     /// `spawn_blocking`: the closure's type name and size.
     Blocking {
         fn_type: &'static str,
@@ -114,6 +120,7 @@ fn span(meta: &SpawnMeta<'_>, size: usize, original_size: usize) -> tracing::Spa
         kind => {
             let kind = match kind {
                 Kind::Local => "local",
+                Kind::BlockOn => "block_on",
                 _ => "task",
             };
             let original_size = (original_size != size).then_some(original_size);
@@ -132,6 +139,16 @@ fn span(meta: &SpawnMeta<'_>, size: usize, original_size: usize) -> tracing::Spa
             )
         }
     }
+}
+
+/// `future`, instrumented with the `runtime.spawn` span tokio gives the
+/// future of a `block_on` (kind `block_on`, a fresh task id, the caller's
+/// location), entered around each of its polls.
+#[track_caller]
+pub(crate) fn block_on<F: Future>(future: F) -> tracing::instrument::Instrumented<F> {
+    let meta = SpawnMeta::new_unnamed().with_kind(Kind::BlockOn);
+    let size = mem::size_of::<F>();
+    future.instrument(span(&meta, size, size))
 }
 
 /// Reports a waker operation on the task of `header` (`op` is one of
