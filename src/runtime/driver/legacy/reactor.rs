@@ -378,8 +378,14 @@ impl Reactor {
             let to_sleeper = match self.gate.next_turn(STUCK_WORKER, &mut watching) {
                 Turn::Stop => return,
                 Turn::WaitOnEpoll => {
-                    // Blocking; a signal only ends the wait early.
-                    let n = wait(&self.epfd, &mut events.0, -1).unwrap_or(0);
+                    // Blocking; a signal only ends the wait early. Any
+                    // other error on our own epoll is a bug: failing
+                    // silently would spin, or strand every waiter.
+                    let n = match wait(&self.epfd, &mut events.0, -1) {
+                        Ok(n) => n,
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => 0,
+                        Err(e) => panic!("tokiwa poll thread: epoll_wait failed: {e}"),
+                    };
                     let got = &events.0[..n];
                     if got.iter().any(|e| e.u64 == STOP_TOKEN) {
                         return;
