@@ -532,6 +532,10 @@ impl Reactor {
             slot.io.take_wakers(ready, wakers);
             ready_count += 1;
         }
+        // Counted here, not where the poll thread posted them: only what
+        // is still ready reaches a resource.
+        #[cfg(tokio_unstable)]
+        self.ready_count.add_locked(ready_count as u64);
         ready_count
     }
 
@@ -543,7 +547,7 @@ impl Reactor {
             return 0;
         }
         let registry = self.registry.lock().unwrap();
-        let mut delivered = 0;
+        let mut delivered: usize = 0;
         for event in events {
             let Some(slot) = registry.live(event.u64) else {
                 continue;
@@ -554,7 +558,7 @@ impl Reactor {
             delivered += 1;
         }
         #[cfg(tokio_unstable)]
-        self.ready_count.add_locked(delivered);
+        self.ready_count.add_locked(delivered as u64);
         delivered
     }
 
