@@ -411,7 +411,8 @@ impl Builder {
     }
 
     /// Disables the LIFO slot: woken tasks always go to the back of the
-    /// queue.
+    /// queue. `tokio_unstable` only, as in tokio.
+    #[cfg(tokio_unstable)]
     pub fn disable_lifo_slot(&mut self) -> &mut Self {
         self.disable_lifo_slot = true;
         self
@@ -691,6 +692,7 @@ impl Builder {
             keep_alive: self.keep_alive.unwrap_or(Duration::from_secs(10)),
         });
         let config = Config {
+            #[cfg(tokio_unstable)]
             id: super::Id::next(),
             name: self.name.clone(),
             local_owner,

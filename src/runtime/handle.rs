@@ -110,7 +110,8 @@ impl Handle {
         }
     }
 
-    /// The runtime's unique id.
+    /// The runtime's unique id. `tokio_unstable` only, as in tokio.
+    #[cfg(tokio_unstable)]
     pub fn id(&self) -> super::Id {
         self.inner.config().id
     }
