@@ -692,7 +692,6 @@ impl Builder {
             keep_alive: self.keep_alive.unwrap_or(Duration::from_secs(10)),
         });
         let config = Config {
-            #[cfg(tokio_unstable)]
             id: super::Id::next(),
             name: self.name.clone(),
             local_owner,

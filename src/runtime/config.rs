@@ -2,9 +2,7 @@
 use crate::runtime::blocking::pool::Callback;
 
 pub(crate) struct Config {
-    /// The runtime's id (`Handle::id`; `tokio_unstable` only, as in tokio)
-    /// and optional name (`Handle::name`).
-    #[cfg(tokio_unstable)]
+    /// The runtime's id and optional name (`Handle::id`, `Handle::name`).
     pub(crate) id: super::Id,
     pub(crate) name: Option<String>,
     /// For a `LocalRuntime`: the thread it belongs to, the only one that

@@ -110,8 +110,8 @@ impl Handle {
         }
     }
 
-    /// The runtime's unique id. `tokio_unstable` only, as in tokio.
-    #[cfg(tokio_unstable)]
+    /// The runtime's unique id (stable, as in tokio: its `rt_handle` tests
+    /// use it without `tokio_unstable`).
     pub fn id(&self) -> super::Id {
         self.inner.config().id
     }

@@ -28,7 +28,6 @@ pub(crate) mod context;
 pub(crate) mod coop;
 pub(crate) mod driver;
 mod handle;
-#[cfg(tokio_unstable)]
 mod id;
 mod local_runtime;
 pub(crate) mod metrics;
@@ -49,7 +48,6 @@ pub use builder::UnhandledPanic;
 pub use context::TryCurrentError;
 pub use driver::Driver;
 pub use handle::{EnterGuard, Handle, RuntimeFlavor};
-#[cfg(tokio_unstable)]
 pub use id::Id;
 pub use local_runtime::{LocalOptions, LocalRuntime};
 pub use metrics::RuntimeMetrics;
