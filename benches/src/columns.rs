@@ -138,17 +138,12 @@ fn try_uring(column: Column) -> Result<(), String> {
     on_tokiwa::w::try_build(Flavour::MultiThread, column).map(drop)
 }
 
-/// Finds out whether the kernel runs tokiwa's uring driver, in both setups
-/// (`uring` false: the uring columns are left out without trying them).
+/// Finds out whether the kernel runs tokiwa's uring driver, in both setups.
 /// Call once, before any row runs.
-pub fn probe(uring: bool) {
+pub fn probe() {
     let mut main = vec![Column::Tokio, Column::Legacy];
     let mut missing = Vec::new();
-    let uring = if uring {
-        try_uring(Column::Uring)
-    } else {
-        Err("--no-uring".to_string())
-    };
+    let uring = try_uring(Column::Uring);
     match &uring {
         Ok(()) => main.push(Column::Uring),
         Err(e) => missing.push(format!("uring column skipped: {e}")),

@@ -116,17 +116,12 @@ impl Handle {
             return;
         }
         site.sleep(|| {
-            let parked = self.set_parked(index, true);
+            let watched = self.set_parked(index, true).is_ok();
             let _announced = Announced {
                 driver: self,
                 index,
             };
-            // Events the poll thread left for this worker to re-check
-            // (`legacy/poll_gate.rs`): the next turn's reap takes them.
-            if let Ok(false) = parked {
-                return;
-            }
-            self.block(index, parker, parked.is_ok());
+            self.block(index, parker, watched);
         });
         site.with_core(|| {
             self.process_timers(index);
