@@ -125,13 +125,13 @@ fn std_thread_ping_pong_driven(rt: &tokiwa::runtime::Runtime, rounds: usize) {
 
 #[test]
 fn tasks_ping_pong_across_workers() {
-    // 200,000 messages between two tasks over bounded channels,
-    // with the LIFO slot off (tokio_unstable) so the woken task is left for the other worker
-    // to steal.
+    // 200,000 messages between two tasks over bounded channels, with
+    // the LIFO slot off so the woken task is left for the other worker to
+    // steal. That option is unstable, as in tokio: `.ci/run` runs this
+    // file again with `tokio_unstable`; without it the woken task may sit
+    // in the LIFO slot, and the test still checks every message.
     watchdog(STRESS_TIMEOUT, || {
         let mut builder = support::Flavor::multi_thread(2).builder();
-        // An unstable option, as in tokio: without it the woken task may
-        // sit in the LIFO slot, and the test still checks every message.
         #[cfg(tokio_unstable)]
         builder.disable_lifo_slot();
         let rt = builder.build().unwrap();

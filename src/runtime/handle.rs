@@ -110,8 +110,7 @@ impl Handle {
         }
     }
 
-    /// The runtime's unique id (stable, as in tokio: its `rt_handle` tests
-    /// use it without `tokio_unstable`).
+    /// The runtime's unique id.
     pub fn id(&self) -> super::Id {
         self.inner.config().id
     }
