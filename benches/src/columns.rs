@@ -138,12 +138,17 @@ fn try_uring(column: Column) -> Result<(), String> {
     on_tokiwa::w::try_build(Flavour::MultiThread, column).map(drop)
 }
 
-/// Finds out whether the kernel runs tokiwa's uring driver, in both setups.
+/// Finds out whether the kernel runs tokiwa's uring driver, in both setups
+/// (`uring` false: the uring columns are left out without trying them).
 /// Call once, before any row runs.
-pub fn probe() {
+pub fn probe(uring: bool) {
     let mut main = vec![Column::Tokio, Column::Legacy];
     let mut missing = Vec::new();
-    let uring = try_uring(Column::Uring);
+    let uring = if uring {
+        try_uring(Column::Uring)
+    } else {
+        Err("--no-uring".to_string())
+    };
     match &uring {
         Ok(()) => main.push(Column::Uring),
         Err(e) => missing.push(format!("uring column skipped: {e}")),

@@ -449,6 +449,7 @@ fn main() {
     let mut filters = Vec::new();
     let mut http_conns = None;
     let mut http_pin = false;
+    let mut uring = true;
     let mut args = std::env::args().skip(1).peekable();
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -465,6 +466,7 @@ fn main() {
             }
             "--full" => mode = &FULL,
             "--http-pin" => http_pin = true,
+            "--no-uring" => uring = false,
             f if f.starts_with("--http-conns=") => {
                 let n = &f["--http-conns=".len()..];
                 match n.parse::<usize>() {
@@ -477,13 +479,14 @@ fn main() {
             }
             "-h" | "--help" => {
                 println!(
-                    "usage: tokiwa-benches [--quick] [--json [PATH.json]] [--http-conns=N] [--http-pin] [FILTER...]"
+                    "usage: tokiwa-benches [--quick] [--json [PATH.json]] [--http-conns=N] [--http-pin] [--no-uring] [FILTER...]"
                 );
                 println!("  --json [PATH.json]: also write the figures as JSON (default target/tokiwa-bench/report.json);");
                 println!("          the HTML report is always written, to target/tokiwa-bench/report.html");
                 println!("  --html-from PATH.json: print the summary and write the HTML report of an earlier run's JSON");
                 println!("  --http-conns=N: the http row's keep-alive connections (default 16)");
                 println!("  --http-pin: the http row's load thread on the 2nd CPU, its server on the 1st");
+                println!("  --no-uring: tokio and legacy columns only (legacy mode against tokio, in half the time)");
                 println!(
                     "  FILTER: run only rows whose key contains one of these substrings; keys are"
                 );
@@ -507,7 +510,7 @@ fn main() {
     }
 
     http_rows::configure(http_conns, http_pin);
-    columns::probe();
+    columns::probe(uring);
     for why in &columns().missing {
         eprintln!("NOTE: {why}");
     }

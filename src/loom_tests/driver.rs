@@ -1,15 +1,20 @@
 //! Model of the legacy driver's handshake (`runtime/driver/legacy/poll_gate.rs`):
 //! an event that arrives while a worker goes to sleep is reaped either by
 //! the worker's last non-blocking reap or by its poll thread, woken by the
-//! one-shot watch the worker arms before it blocks. The poll thread runs
-//! `PollGate::next_turn` and `PollGate::delivered`, the worker
-//! `PollGate::worker_parking`, as in production.
+//! one-shot watch the worker arms before it blocks, or waiting on the
+//! worker's epoll itself (then the worker arms nothing). The poll thread runs
+//! `PollGate::next_turn`, `PollGate::waited_on_epoll` and
+//! `PollGate::delivered`, the worker `PollGate::worker_parking`, as in
+//! production.
 //!
 //! The kernel is a fake [`Watch`] with the semantics the real one relies
 //! on (epoll(7), `EPOLLONESHOT`): the worker's epoll is a count of ready
 //! events; the poll thread's wait returns `Fired` when the watch is armed
 //! and an event is ready, and disarms it; arming while an event is ready
-//! fires at once. Timeouts are not modelled (a wait with a timeout waits
+//! fires at once; the poll thread's wait on the epoll itself returns the
+//! ready events, or nothing when kicked; events it finds with the worker
+//! awake are mail, which the worker's reaps take (their re-check is
+//! modelled as finding them still ready). Timeouts are not modelled (a wait with a timeout waits
 //! like one without): they only serve the stuck-worker rescue. A stranded
 //! event shows up as the worker blocking forever, which loom reports as a
 //! deadlock.
@@ -28,6 +33,9 @@ struct Kernel {
     ready: usize,
     armed: bool,
     stopped: bool,
+    kicked: bool,
+    /// The reactor's mail (not the kernel's, but kept here for brevity).
+    mail: usize,
 }
 
 #[derive(Clone)]
@@ -47,6 +55,33 @@ impl FakeWatch {
     /// `epoll_wait` on the worker's epoll with a zero timeout.
     fn reap(&self) -> usize {
         std::mem::take(&mut self.0 .0.lock().unwrap().ready)
+    }
+
+    /// `epoll_wait` on the worker's epoll, blocking until an event, the
+    /// stop eventfd or a kick: the events taken (none if stopped or
+    /// kicked), or `None` when stopped.
+    fn wait_for_events(&self) -> Option<usize> {
+        let mut kernel = self.0 .0.lock().unwrap();
+        loop {
+            if kernel.stopped {
+                return None;
+            }
+            if kernel.ready > 0 || kernel.kicked {
+                kernel.kicked = false;
+                return Some(std::mem::take(&mut kernel.ready));
+            }
+            kernel = self.0 .1.wait(kernel).unwrap();
+        }
+    }
+
+    /// The poll thread leaves `n` events as mail.
+    fn post(&self, n: usize) {
+        self.0 .0.lock().unwrap().mail += n;
+    }
+
+    /// Drains the mail (its re-check finds the events still ready).
+    fn take_mail(&self) -> usize {
+        std::mem::take(&mut self.0 .0.lock().unwrap().mail)
     }
 
     /// The stop eventfd.
@@ -81,20 +116,30 @@ impl Watch for FakeWatch {
             kernel = self.0 .1.wait(kernel).unwrap();
         }
     }
+
+    fn kick(&self) -> io::Result<()> {
+        self.0 .0.lock().unwrap().kicked = true;
+        self.0 .1.notify_all();
+        Ok(())
+    }
 }
 
 /// The poll thread, as `legacy/reactor.rs` runs it: each turn the gate
-/// gives it, reaps the worker's epoll, counts what it took in `handled`,
-/// and delivers (unparking the worker, or re-arming the watch).
+/// gives it, reaps the worker's epoll (or waits on it), counts what it
+/// took in `handled`, and delivers (unparking the worker, or re-arming the
+/// watch). Events it finds with the worker awake are posted as mail, or
+/// served as a sleeper's if the worker parked meanwhile. `expect_sleep`:
+/// whether it may wait on the epoll of an awake worker (`Watching::new`).
 fn spawn_poll_thread(
     gate: &Arc<PollGate<FakeWatch>>,
     watch: &FakeWatch,
     handled: &Arc<AtomicUsize>,
     unparker: crate::runtime::driver::Unparker,
+    expect_sleep: bool,
 ) -> thread::JoinHandle<()> {
     let (gate, watch, handled) = (gate.clone(), watch.clone(), handled.clone());
     thread::spawn(move || {
-        let mut watching = Watching::default();
+        let mut watching = Watching::new(expect_sleep);
         loop {
             match gate.next_turn(Duration::from_secs(3600), &mut watching) {
                 Turn::Stop => return,
@@ -104,9 +149,64 @@ fn spawn_poll_thread(
                     handled.fetch_add(n, SeqCst);
                     gate.delivered(n, || unparker.unpark());
                 }
+                Turn::WaitOnEpoll => {
+                    let Some(n) = watch.wait_for_events() else {
+                        return;
+                    };
+                    if gate.waited_on_epoll(n, &mut watching) {
+                        handled.fetch_add(n, SeqCst);
+                        gate.delivered(n, || unparker.unpark());
+                    } else if n > 0 {
+                        watch.post(n);
+                        if gate.mail_posted() {
+                            gate.take_mail();
+                            let n = watch.take_mail();
+                            handled.fetch_add(n, SeqCst);
+                            gate.delivered(n, || unparker.unpark());
+                        }
+                    }
+                }
             }
         }
     })
+}
+
+/// A worker's reap, as `Reactor::reap` makes it: its epoll, and its mail
+/// if the gate says some waits.
+fn reap_with_mail(gate: &PollGate<FakeWatch>, watch: &FakeWatch) -> usize {
+    let mut n = watch.reap();
+    if gate.take_mail() {
+        n += watch.take_mail();
+    }
+    n
+}
+
+/// The worker's loop: reaps (unless `skip_last_reap`, which never skips
+/// waiting mail, as `Reactor::reap_before_park`), then sleeps until
+/// `total` events were handled somewhere, as `driver::Handle::park` does.
+fn run_worker(
+    gate: &PollGate<FakeWatch>,
+    watch: &FakeWatch,
+    handled: &AtomicUsize,
+    parker: &mut Parker,
+    total: usize,
+    skip_last_reap: bool,
+) {
+    while handled.load(SeqCst) < total {
+        let n = if skip_last_reap && !gate.has_mail() {
+            0
+        } else {
+            reap_with_mail(gate, watch)
+        };
+        handled.fetch_add(n, SeqCst);
+        if n == 0 && handled.load(SeqCst) < total {
+            // `false`: mail waits, the next turn reaps it.
+            if gate.worker_parking().unwrap() {
+                parker.park(None);
+            }
+            gate.worker_awake();
+        }
+    }
 }
 
 /// What a [`sleep_through`] model adds to its worker and kernel.
@@ -134,9 +234,19 @@ struct Scenario {
 /// the worker or its poll thread can take it, so the worker ends only if
 /// its epoll is still watched or reaped.
 ///
+/// Run twice: with the poll thread waiting on the epoll of an awake
+/// worker too, expecting it to sleep before its next event (production's
+/// choice), and without (it then waits on the epoll only while the worker
+/// is parked, and on the watch otherwise).
+///
 /// Three preemptions: the stolen-events race (fire, steal, empty reap,
 /// then a new event) needs three to show.
 fn sleep_through(scenario: Scenario) {
+    sleep_through_with(scenario, false);
+    sleep_through_with(scenario, true);
+}
+
+fn sleep_through_with(scenario: Scenario, expect_sleep: bool) {
     model_with_preemptions(3, move || {
         let Scenario {
             events_after_wake,
@@ -158,28 +268,20 @@ fn sleep_through(scenario: Scenario) {
             let unparker = unparker.clone();
             thread::spawn(move || unparker.unpark())
         });
-        let poll_thread = spawn_poll_thread(&gate, &watch, &handled, unparker);
+        let poll_thread = spawn_poll_thread(&gate, &watch, &handled, unparker, expect_sleep);
         // The worker sleeps until every event was handled: last reap, arm,
         // block, as `driver::Handle::park` does.
         let worker = {
             let (gate, watch, handled) = (gate.clone(), watch.clone(), handled.clone());
             thread::spawn(move || {
-                while handled.load(SeqCst) < total {
-                    let n = if skip_last_reap { 0 } else { watch.reap() };
-                    handled.fetch_add(n, SeqCst);
-                    if n == 0 && handled.load(SeqCst) < total {
-                        gate.worker_parking().unwrap();
-                        parker.park(None);
-                        gate.worker_awake();
-                    }
-                }
+                run_worker(&gate, &watch, &handled, &mut parker, total, skip_last_reap);
             })
         };
         let other = other_worker.then(|| {
             let (gate, watch, handled) = (gate.clone(), watch.clone(), handled.clone());
             thread::spawn(move || {
                 if gate.is_worker_parked() {
-                    handled.fetch_add(watch.reap(), SeqCst);
+                    handled.fetch_add(reap_with_mail(&gate, &watch), SeqCst);
                 }
             })
         });
@@ -256,28 +358,42 @@ fn loom_events_reach_a_worker_woken_by_another_thread() {
 /// before the attach, between the reap and the arm, or during the sleep.
 #[test]
 fn loom_event_while_detached_reaches_the_next_driver() {
-    model_with_preemptions(3, || {
+    for expect_sleep in [false, true] {
+        detached_then_driven(false, expect_sleep);
+    }
+}
+
+/// The same after a first thread drove the worker and let go of it: the
+/// poll thread may then be waiting on the worker's epoll itself, which the
+/// detach kicks it out of (`PollGate::worker_detached`).
+#[test]
+fn loom_event_after_a_detach_reaches_the_next_driver() {
+    detached_then_driven(true, true);
+}
+
+fn detached_then_driven(driven_before: bool, expect_sleep: bool) {
+    model_with_preemptions(3, move || {
         let watch = FakeWatch::new();
         let gate = Arc::new(PollGate::new(watch.clone()).unwrap());
-        gate.worker_detached().unwrap();
+        if !driven_before {
+            gate.worker_detached().unwrap();
+        }
         let mut parker = Parker::new();
         let unparker = parker.unparker();
         let handled = Arc::new(AtomicUsize::new(0));
 
-        let poll_thread = spawn_poll_thread(&gate, &watch, &handled, unparker);
+        if driven_before {
+            gate.worker_awake();
+        }
+        let poll_thread = spawn_poll_thread(&gate, &watch, &handled, unparker, expect_sleep);
+        if driven_before {
+            gate.worker_detached().unwrap();
+        }
         let driver = {
             let (gate, watch, handled) = (gate.clone(), watch.clone(), handled.clone());
             thread::spawn(move || {
                 gate.worker_awake();
-                while handled.load(SeqCst) < 1 {
-                    let n = watch.reap();
-                    handled.fetch_add(n, SeqCst);
-                    if n == 0 && handled.load(SeqCst) < 1 {
-                        gate.worker_parking().unwrap();
-                        parker.park(None);
-                        gate.worker_awake();
-                    }
-                }
+                run_worker(&gate, &watch, &handled, &mut parker, 1, false);
             })
         };
         watch.push();

@@ -195,7 +195,7 @@ fn summary_is_the_geometric_mean_per_family_and_says_it_in_words() {
 /// JSON of what `main` collects has it, with a figure per column.
 #[test]
 fn json_of_a_tiny_run_has_every_row() {
-    crate::columns::probe();
+    crate::columns::probe(true);
     let plan = crate::rt_rows::Plan {
         rounds: 1,
         warmup: 1,

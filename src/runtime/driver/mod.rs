@@ -396,7 +396,7 @@ impl Handle {
             ring.attach()?;
         }
         // A thread reaps the worker's events now, not its poll thread.
-        self.set_parked(index, false)
+        self.set_parked(index, false).map(drop)
     }
 
     /// No thread drives worker `index` any more (a current-thread
@@ -470,15 +470,16 @@ impl Handle {
     /// (it then reaps the worker's events) or awake (it leaves them to the
     /// worker's own reaps). Set to `true` *after* the worker's last
     /// non-blocking reap, right before it blocks (see `legacy/poll_gate.rs`
-    /// and `park.rs`). An error: the poll thread was not told, so the
-    /// worker must not sleep long.
-    fn set_parked(&self, index: usize, parked: bool) -> io::Result<()> {
+    /// and `park.rs`). `Ok(false)`: the worker must not block, its poll
+    /// thread left it events to re-check. An error: the poll thread was
+    /// not told, so the worker must not sleep long.
+    fn set_parked(&self, index: usize, parked: bool) -> io::Result<bool> {
         #[cfg(tokiwa_io_driver)]
         if let Some(reactor) = self.reactors().get(index) {
             return reactor.set_worker_parked(parked);
         }
         let _ = (index, parked);
-        Ok(())
+        Ok(true)
     }
 
     /// The worker whose tasks this thread is delivering, if it is the poll

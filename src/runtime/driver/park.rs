@@ -116,12 +116,17 @@ impl Handle {
             return;
         }
         site.sleep(|| {
-            let watched = self.set_parked(index, true).is_ok();
+            let parked = self.set_parked(index, true);
             let _announced = Announced {
                 driver: self,
                 index,
             };
-            self.block(index, parker, watched);
+            // Events the poll thread left for this worker to re-check
+            // (`legacy/poll_gate.rs`): the next turn's reap takes them.
+            if let Ok(false) = parked {
+                return;
+            }
+            self.block(index, parker, parked.is_ok());
         });
         site.with_core(|| {
             self.process_timers(index);

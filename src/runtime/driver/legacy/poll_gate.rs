@@ -37,9 +37,10 @@
 //! its wait returns `Fired` (the kernel disarmed the one-shot watch). The
 //! two sides order themselves Dekker-style, with a `SeqCst` fence on each
 //! side: the worker does *store parked, fence, swap armed*, the poll
-//! thread *clear armed, fence, load parked*, so a worker that skips the arm after a fire it
-//! did not see is seen parked by the poll thread, which then reaps and
-//! delivers or re-arms, as for any sleeper.
+//! thread *clear armed, fence, load parked*, so a worker that skips the
+//! arm after a fire it did not see is seen parked by the poll thread,
+//! which then reaps and delivers, or waits on its epoll, as for any
+//! sleeper.
 //!
 //! **Delivery.** What the poll thread reaps for a sleeping worker goes to
 //! that worker: the tasks are queued without the scheduler's notify, and
@@ -53,17 +54,61 @@
 //! when it is re-armed, and reports it at once) or arrives later (and
 //! fires the armed watch). Either way the poll thread reaps it and unparks
 //! the worker; if another worker's reap took the events first, the poll
-//! thread re-arms the watch instead ([`PollGate::delivered`]), so a
-//! sleeping worker's watch is armed whenever the poll thread waits. `src/loom_tests/driver.rs` checks this
+//! thread finds the worker still parked and waits on its epoll itself
+//! (below), so a sleeping worker's epoll is watched whenever the poll
+//! thread waits. `src/loom_tests/driver.rs` checks this
 //! sequence with this file's code, the kernel's one-shot semantics modelled
 //! by a fake [`Watch`].
+//!
+//! **Waiting on the worker's epoll itself** ([`Turn::WaitOnEpoll`]). The
+//! watch costs two syscalls per sleep on top of the hop: the worker's arm
+//! (`epoll_ctl`) and the poll thread's reap after the watch fires (a
+//! second `epoll_wait`). On one connection, where the worker sleeps
+//! between every request and the next, those were two of the seven
+//! syscalls of each round trip (tokio makes 2.6). So whenever the worker
+//! sleeps, or is expected to sleep before its next event, the poll thread
+//! blocks in `epoll_wait` on the worker's epoll directly: its wait returns
+//! the events themselves, and a worker that parks while the poll thread
+//! waits so (`direct`) leaves the watch alone. Round trip: the poll
+//! thread's wait and unpark, the worker's sleep, its read and its write.
+//!
+//! The cost of being wrong is the one the watch exists to avoid: if the
+//! worker is awake when events arrive (woken by a peer's task or a timer,
+//! busy under load, or registering a socket, whose first event comes at
+//! once), the kernel wakes the poll thread for work the worker would have
+//! reaped itself. The poll thread then stops expecting a sleep after each
+//! delivery for a while (`Watching`: 2, 4, ... 64 turns of the watch after
+//! successive misses). While the worker is known to sleep it always waits
+//! directly: then no event can come too early.
+//!
+//! *Mail.* Those early events must not set readiness: the kernel sampled
+//! them while the worker's tasks were still running, and a task may have
+//! changed the socket since (a socket registered, then filled, would read
+//! as writable). So they are left to the worker as *mail*: the tokens
+//! only, which the worker's next reap re-checks with one `poll(2)`, on its
+//! own thread and in order with its tasks, before dispatching what is
+//! still ready (`reactor.rs`). Handshake: the poll thread does *post, set
+//! mail, fence, load state*, and serves the mail itself, as a sleeper's,
+//! if it finds the worker parked; the worker does *store parked, fence,
+//! load mail*, and does not block if mail waits (its next turn reaps it).
+//!
+//! *Handshake.* The worker does *store parked, fence, load direct* and
+//! arms only if `direct` is clear; the poll thread, leaving the direct
+//! wait, does *clear direct, fence, load parked* and waits directly again
+//! if it finds the worker parked (it may have skipped the arm). Entering a
+//! direct wait while the worker is awake, the poll thread does *set
+//! direct, fence, load state*, against a detaching worker's *store
+//! detached, fence, load direct*: a worker that detaches while the poll
+//! thread waits directly kicks it out of that wait ([`Watch::kick`]), so
+//! the epoll of a runtime nobody drives is not reaped (see
+//! `worker_detached`).
 //!
 //! **A stuck worker.** If the worker stays awake without reaping (a task
 //! that polls for a long time), events would wait for it. After each turn,
 //! and whenever the watch fires while the worker is awake, the poll thread
 //! waits with a timeout, and when the worker's reap count has not moved
 //! over a whole timeout it reaps for it.
-use crate::loom::sync::atomic::{fence, AtomicBool, AtomicU64, Ordering};
+use crate::loom::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::io;
 use std::time::Duration;
 
@@ -80,6 +125,10 @@ pub(crate) trait Watch {
     /// Blocks until the armed watch fires, the stop signal, or `timeout`
     /// (`None`: no limit).
     fn wait(&self, timeout: Option<Duration>) -> io::Result<Woken>;
+
+    /// Ends a poll thread's wait on the worker's epoll itself
+    /// ([`Turn::WaitOnEpoll`]), or its next one if none is under way.
+    fn kick(&self) -> io::Result<()>;
 }
 
 /// Why [`Watch::wait`] returned.
@@ -97,6 +146,10 @@ pub(crate) enum Turn {
     /// without blocking, deliver what it wakes to the worker, then call
     /// [`PollGate::delivered`].
     ReapForSleeper,
+    /// Block in `epoll_wait` on the worker's epoll itself (until an event,
+    /// the stop signal or a kick), then ask
+    /// [`PollGate::waited_on_epoll`] where the events go.
+    WaitOnEpoll,
     /// The worker is awake but has not reaped for a while: reap and
     /// dispatch on its behalf (through the scheduler's usual notify).
     ReapForStuck,
@@ -104,23 +157,87 @@ pub(crate) enum Turn {
     Stop,
 }
 
+/// Whether a thread drives the worker, and whether it sleeps
+/// (`PollGate::worker`).
+const AWAKE: u8 = 0;
+const PARKED: u8 = 1;
+/// No thread drives it (a current-thread runtime outside `block_on`).
+const DETACHED: u8 = 2;
+
+/// Watch turns after the first miss of a direct wait, doubled by each
+/// further miss up to [`MAX_WATCH_TURNS`].
+const FIRST_WATCH_TURNS: u32 = 2;
+const MAX_WATCH_TURNS: u32 = 64;
+
 /// What the poll thread remembers between turns.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Watching {
     /// Whether its next wait has a timeout, to check the awake worker's
     /// progress.
     checking_progress: bool,
     /// The worker's reap count at the start of that timeout.
     reaps_seen: u64,
+    /// Whether it may wait on the epoll while the worker is awake,
+    /// expecting it to sleep before its next event.
+    expect_sleep: bool,
+    /// Turns still to wait on the watch when the worker is awake, after a
+    /// direct wait whose events found the worker awake.
+    watch_turns: u32,
+    /// How many such turns the next miss costs.
+    next_penalty: u32,
+}
+
+impl Default for Watching {
+    fn default() -> Watching {
+        Watching::new(true)
+    }
+}
+
+impl Watching {
+    /// `expect_sleep`: whether the poll thread may wait on the epoll of an
+    /// awake worker (the production choice; the loom models also check the
+    /// gate without it, where only a parked worker's epoll is waited on).
+    pub(crate) fn new(expect_sleep: bool) -> Watching {
+        Watching {
+            checking_progress: false,
+            reaps_seen: 0,
+            expect_sleep,
+            watch_turns: 0,
+            next_penalty: FIRST_WATCH_TURNS,
+        }
+    }
+
+    /// Whether to expect the awake worker to sleep before its next event.
+    fn expects_sleep(&mut self) -> bool {
+        if !self.expect_sleep {
+            return false;
+        }
+        if self.watch_turns > 0 {
+            self.watch_turns -= 1;
+            return false;
+        }
+        true
+    }
+
+    /// A direct wait's events found the worker awake.
+    fn missed(&mut self) {
+        self.watch_turns = self.next_penalty;
+        self.next_penalty = (self.next_penalty * 2).min(MAX_WATCH_TURNS);
+    }
+
+    /// A direct wait's events found the worker asleep.
+    fn hit(&mut self) {
+        self.next_penalty = FIRST_WATCH_TURNS;
+    }
 }
 
 #[derive(Debug)]
 pub(crate) struct PollGate<W> {
     watch: W,
-    /// Whether the worker sleeps (or no thread drives it). Read by the
-    /// poll thread and by other workers deciding whose epoll to reap; a
-    /// hint for both: correctness rests on the watch, not on this flag.
-    parked: AtomicBool,
+    /// `AWAKE`, `PARKED` or `DETACHED`. Read by the poll thread and by
+    /// other workers deciding whose epoll to reap. Every write is a swap
+    /// or a compare-exchange, for the reason given at `armed`.
+    worker: AtomicU8,
     /// Whether the watch is armed, as far as the worker need know: set by
     /// whoever arms it, cleared by the poll thread when a wait returns
     /// `Fired` (the one-shot watch disarmed itself) and by a detach. See
@@ -130,6 +247,13 @@ pub(crate) struct PollGate<W> {
     /// plain `SeqCst` store could be modelled as ordered before a swap
     /// that already ran, a false lost wakeup.
     armed: AtomicBool,
+    /// Whether the poll thread waits on the worker's epoll itself, or is
+    /// about to: a parking worker then needs no watch. Written by the poll
+    /// thread only (swaps, as `armed`).
+    direct: AtomicBool,
+    /// Whether the poll thread left events for the worker to re-check
+    /// (see the module doc). Swaps, as `armed`.
+    mail: AtomicBool,
     /// Reaps the worker made. `Relaxed`: a progress count for the
     /// stuck-worker check, ordered by nothing else.
     reaps: AtomicU64,
@@ -145,27 +269,38 @@ impl<W: Watch> PollGate<W> {
         watch.arm()?;
         Ok(PollGate {
             watch,
-            parked: AtomicBool::new(true),
+            worker: AtomicU8::new(PARKED),
             armed: AtomicBool::new(true),
+            direct: AtomicBool::new(false),
+            mail: AtomicBool::new(false),
             reaps: AtomicU64::new(0),
         })
     }
 
     /// The worker is about to block, after its last reap: the poll thread
-    /// takes over its events. An error means the watch is not armed, so
-    /// the worker must not sleep long on its own (see `driver/park.rs`).
-    pub(crate) fn worker_parking(&self) -> io::Result<()> {
-        self.parked.store(true, Ordering::SeqCst);
-        // Orders the store above before the read below, against the poll
-        // thread's *clear armed, fence, load parked* (a fence, not only
+    /// takes over its events. `Ok(false)`: it must not block, mail waits
+    /// for its next reap. An error means the watch is not armed, so the
+    /// worker must not sleep long on its own (see `driver/park.rs`).
+    pub(crate) fn worker_parking(&self) -> io::Result<bool> {
+        self.worker.swap(PARKED, Ordering::SeqCst);
+        // Orders the store above before the reads below, against the poll
+        // thread's *clear armed, fence, load state*, *clear direct, fence,
+        // load state* and *set mail, fence, load state* (a fence, not only
         // `SeqCst` accesses, which loom models as `AcqRel`).
         fence(Ordering::SeqCst);
+        if self.mail.load(Ordering::SeqCst) {
+            return Ok(false);
+        }
+        // The poll thread waits on the epoll itself: it sees every event.
+        if self.direct.load(Ordering::SeqCst) {
+            return Ok(true);
+        }
         // Still armed since the last arm (no fire since): the kernel
         // reports every event from then on, nothing to do.
         if self.armed.swap(true, Ordering::SeqCst) {
-            return Ok(());
+            return Ok(true);
         }
-        self.arm()
+        self.arm().map(|()| true)
     }
 
     /// Arms the watch; on failure the flag says disarmed again.
@@ -181,7 +316,7 @@ impl<W: Watch> PollGate<W> {
     /// The worker is awake and reaps its own events. The watch may stay
     /// armed: if it fires, the poll thread only starts checking progress.
     pub(crate) fn worker_awake(&self) {
-        self.parked.store(false, Ordering::SeqCst);
+        self.worker.swap(AWAKE, Ordering::SeqCst);
     }
 
     /// No thread drives the worker any more (a current-thread runtime
@@ -189,14 +324,22 @@ impl<W: Watch> PollGate<W> {
     /// thread that drives it, which reaps first. As in tokio, a runtime
     /// nobody drives collects no readiness: an event reaped now would
     /// record readiness that may be gone when the runtime next runs (a
-    /// socket registered, then filled, would read as writable). Marked
-    /// parked, so a watch that fires anyway (armed by an earlier sleep, and
-    /// firing before the disarm) is served as a sleeper's, and the progress
-    /// check stays off. A failed disarm only lets that happen later.
+    /// socket registered, then filled, would read as writable). Counted as
+    /// parked by other workers' reaps and by a watch that fires anyway
+    /// (armed by an earlier sleep, and firing before the disarm: served as
+    /// a sleeper's), and the progress check stays off. A poll thread
+    /// waiting on the epoll itself is kicked out of that wait. A failed
+    /// disarm or kick only lets an early delivery happen later.
     pub(crate) fn worker_detached(&self) -> io::Result<()> {
-        self.parked.store(true, Ordering::SeqCst);
+        self.worker.swap(DETACHED, Ordering::SeqCst);
+        // Against the poll thread's *set direct, fence, load state*.
+        fence(Ordering::SeqCst);
         self.armed.swap(false, Ordering::SeqCst);
-        self.watch.disarm()
+        let disarmed = self.watch.disarm();
+        if self.direct.load(Ordering::SeqCst) {
+            self.watch.kick()?;
+        }
+        disarmed
     }
 
     /// The worker reaped its epoll (for the stuck-worker check).
@@ -204,11 +347,12 @@ impl<W: Watch> PollGate<W> {
         self.reaps.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// Whether the worker sleeps: a hint for other workers deciding whose
-    /// epoll to reap (stale either way, it only makes one reap an epoll it
-    /// could have left, or leave one its poll thread serves anyway).
+    /// Whether the worker sleeps (or no thread drives it): a hint for
+    /// other workers deciding whose epoll to reap (stale either way, it
+    /// only makes one reap an epoll it could have left, or leave one its
+    /// poll thread serves anyway).
     pub(crate) fn is_worker_parked(&self) -> bool {
-        self.parked.load(Ordering::SeqCst)
+        self.worker.load(Ordering::SeqCst) != AWAKE
     }
 
     /// The poll thread: waits for its next turn.
@@ -220,6 +364,10 @@ impl<W: Watch> PollGate<W> {
     /// silently would strand every waiter.
     pub(crate) fn next_turn(&self, stuck_after: Duration, watching: &mut Watching) -> Turn {
         loop {
+            if self.wait_on_epoll(watching) {
+                watching.checking_progress = false;
+                return Turn::WaitOnEpoll;
+            }
             let timeout = watching.checking_progress.then_some(stuck_after);
             let woken = match self.watch.wait(timeout) {
                 Ok(woken) => woken,
@@ -228,7 +376,7 @@ impl<W: Watch> PollGate<W> {
             };
             if woken == Woken::Fired {
                 // The one-shot watch disarmed itself: the worker's next
-                // park must arm it again. Cleared before `parked` is read
+                // park must arm it again. Cleared before the state is read
                 // (see the module doc).
                 self.armed.swap(false, Ordering::SeqCst);
                 fence(Ordering::SeqCst);
@@ -259,16 +407,108 @@ impl<W: Watch> PollGate<W> {
         }
     }
 
-    /// After a [`Turn::ReapForSleeper`] that found `events`: the fire
-    /// disarmed the watch, and a sleeping worker must never be left with
-    /// it disarmed. With events, the caller delivered their tasks to the
-    /// worker and `unpark` wakes it (it re-arms when it sleeps again).
-    /// Without (another worker's reap took them first), the watch is
-    /// re-armed, or the worker woken if that fails.
-    pub(crate) fn delivered(&self, events: usize, unpark: impl FnOnce()) {
-        if events > 0 || self.arm().is_err() {
-            unpark();
+    /// Whether the poll thread's next wait is on the worker's epoll itself
+    /// (see the module doc): always while the worker sleeps, and while it
+    /// is awake unless such waits have been finding it awake. Sets or
+    /// clears `direct` accordingly.
+    fn wait_on_epoll(&self, watching: &mut Watching) -> bool {
+        match self.worker.load(Ordering::SeqCst) {
+            PARKED => {
+                self.direct.swap(true, Ordering::SeqCst);
+                return true;
+            }
+            AWAKE if watching.expects_sleep() => {
+                self.direct.swap(true, Ordering::SeqCst);
+                // Against a detaching worker's *store detached, fence,
+                // load direct*: one that detached meanwhile is not waited
+                // for (if it also saw `direct`, its kick ends a later
+                // wait early, which costs one turn).
+                fence(Ordering::SeqCst);
+                if self.worker.load(Ordering::SeqCst) != DETACHED {
+                    return true;
+                }
+            }
+            _ => {}
         }
+        // A worker that parks from now on arms the watch; one that parked
+        // before it saw this may have skipped the arm, and is then seen
+        // parked here.
+        self.direct.swap(false, Ordering::SeqCst);
+        fence(Ordering::SeqCst);
+        if self.worker.load(Ordering::SeqCst) == PARKED {
+            self.direct.swap(true, Ordering::SeqCst);
+            return true;
+        }
+        false
+    }
+
+    /// After a [`Turn::WaitOnEpoll`] whose wait returned `events` events
+    /// (none: a signal, a kick, or only the control descriptors): whether
+    /// they go to the sleeping worker (`true`: deliver them, then call
+    /// [`PollGate::delivered`]) or, the worker being awake or detached,
+    /// are mail (`false`: post them, then call [`PollGate::mail_posted`]).
+    pub(crate) fn waited_on_epoll(&self, events: usize, watching: &mut Watching) -> bool {
+        if events == 0 {
+            return false;
+        }
+        if self.worker.load(Ordering::SeqCst) == PARKED {
+            watching.hit();
+            return true;
+        }
+        watching.missed();
+        // The worker is awake: check that it keeps reaping (its mail
+        // included).
+        self.start_checking(watching);
+        false
+    }
+
+    /// The poll thread posted mail for the worker. `true`: the worker
+    /// parked meanwhile (it may have missed the mail), so the poll thread
+    /// takes the mail back and serves it as a sleeper's.
+    pub(crate) fn mail_posted(&self) -> bool {
+        self.mail.swap(true, Ordering::SeqCst);
+        // Against the worker's *store parked, fence, load mail*.
+        fence(Ordering::SeqCst);
+        self.worker.load(Ordering::SeqCst) == PARKED
+    }
+
+    /// Whether mail may wait, without clearing the flag: a worker about to
+    /// sleep reaps then even where its back-off would skip the reap.
+    pub(crate) fn has_mail(&self) -> bool {
+        self.mail.load(Ordering::SeqCst)
+    }
+
+    /// Whether mail may wait, clearing the flag: whoever gets `true`
+    /// drains the mail (a drain that finds it empty, taken by the other
+    /// side first, is harmless).
+    pub(crate) fn take_mail(&self) -> bool {
+        // The `Relaxed` look only spares the swap when nothing was posted:
+        // mail it misses is seen by the worker's `SeqCst` check when it
+        // parks, or the poll thread sees the worker parked and serves it.
+        self.mail.load(Ordering::Relaxed) && self.mail.swap(false, Ordering::SeqCst)
+    }
+
+    /// After a [`Turn::ReapForSleeper`] or a [`Turn::WaitOnEpoll`] for the
+    /// sleeper that woke `tasks`: the caller delivered them to the worker,
+    /// which is marked awake (so the next turn does not take it for a
+    /// sleeper) and woken by `unpark`. None (another worker's reap took
+    /// the events first, or they woke nobody): the worker sleeps on, and
+    /// the next turn, finding it parked, waits on its epoll.
+    pub(crate) fn delivered(&self, tasks: usize, unpark: impl FnOnce()) {
+        if tasks == 0 {
+            return;
+        }
+        // Before the unpark: a worker that woke for something else and
+        // parked again meanwhile stays parked, and the unpark wakes it.
+        let _ = self
+            .worker
+            .compare_exchange(PARKED, AWAKE, Ordering::SeqCst, Ordering::SeqCst);
+        unpark();
+    }
+
+    /// The watch (the reactor drains its kicks).
+    pub(crate) fn watch(&self) -> &W {
+        &self.watch
     }
 
     fn start_checking(&self, watching: &mut Watching) {

@@ -9,13 +9,13 @@
 //!   it parks and every `event_interval` ticks while busy
 //!   (`Reactor::reap`), so the tasks it wakes go to its own queue with no
 //!   thread hop; the poll thread hears nothing of these events;
-//! * **worker parked**: its last act before blocking arms the poll
-//!   thread's one-shot watch on the epoll; the poll thread, woken by the
-//!   next event, reaps the epoll, sets the resources' readiness and wakes
-//!   their tasks; a woken task is scheduled through the injection queue,
-//!   which unparks an idle worker through its condition variable
-//!   (`runtime/park/condvar.rs`). Only the poll thread ever *blocks* on
-//!   the worker's events.
+//! * **worker parked**: the poll thread blocks in `epoll_wait` on the
+//!   epoll itself (or, after finding the worker awake too often, on a
+//!   one-shot watch of it that the worker arms as its last act before
+//!   blocking); woken by the next event, it sets the resources' readiness,
+//!   queues their tasks for the worker and unparks it through its
+//!   condition variable (`runtime/park/condvar.rs`). Only the poll thread
+//!   ever *blocks* on the worker's events.
 //!
 //! Measured with a 64 B ping-pong over a socket pair (2 cores): when only
 //! the poll thread reaped, every message crossed two thread wakeups (p50
@@ -28,6 +28,12 @@
 //! flight when its resource deregistered finds an empty slot or a newer
 //! generation and is dropped: it can never reach a later resource that
 //! reuses the slot, nor freed memory.
+//!
+//! **Control tokens.** The stop and kick eventfds sit in the worker's
+//! epoll too, level-triggered, under tokens no registration can have
+//! ([`STOP_TOKEN`], [`KICK_TOKEN`]: a slot index of 2^32 - 1 or - 2): they
+//! end the poll thread's wait on that epoll (`poll_gate.rs`), and every
+//! reap skips them and does not count them.
 //!
 //! **Deregistration** (`EPOLL_CTL_DEL`) happens in the resource's `Drop`,
 //! before its descriptor is closed, so a later resource that gets the same
@@ -56,6 +62,15 @@ use std::task::Waker;
 /// spinning worker (the one-connection echo's p99 doubled).
 const STUCK_WORKER: std::time::Duration = std::time::Duration::from_millis(10);
 
+/// The stop eventfd's token in the worker's epoll (see the module doc).
+const STOP_TOKEN: u64 = u64::MAX;
+/// The kick eventfd's token in the worker's epoll.
+const KICK_TOKEN: u64 = u64::MAX - 1;
+
+fn is_control(token: u64) -> bool {
+    token == STOP_TOKEN || token == KICK_TOKEN
+}
+
 pub(crate) struct Reactor {
     /// The worker's resources.
     epfd: OwnedFd,
@@ -78,6 +93,10 @@ pub(crate) struct Reactor {
     reap_buffer: Mutex<(Events, Vec<Waker>)>,
     /// The owning worker's back-off on reaping its sleeping peers.
     pub(crate) peer_reaps: ReapBackoff,
+    /// Events the poll thread found while the worker was awake, left for
+    /// its next reap to re-check (`poll_gate.rs`, *Mail*): their tokens
+    /// and what epoll reported.
+    mail: Mutex<Vec<libc::epoll_event>>,
     /// Events dispatched to resources (written under `registry`'s lock).
     #[cfg(tokio_unstable)]
     pub(crate) ready_count: crate::runtime::driver::io_metrics::ReadyCount,
@@ -91,8 +110,19 @@ struct Registry {
     is_shutdown: bool,
 }
 
+impl Registry {
+    /// The slot `token` names, unless it was freed (and maybe reused)
+    /// since: a stale or control token finds nothing.
+    fn live(&self, token: u64) -> Option<&Slot> {
+        let slot = self.slots.get((token & 0xffff_ffff) as usize)?;
+        (u64::from(slot.generation) == token >> 32).then_some(slot)
+    }
+}
+
 struct Slot {
     generation: u32,
+    /// The registered descriptor, for re-checking mail (`poll(2)`).
+    fd: RawFd,
     io: Arc<ScheduledIo>,
 }
 
@@ -146,6 +176,56 @@ fn reap_now(epoll: &OwnedFd, events: &mut [libc::epoll_event]) -> usize {
     }
 }
 
+fn eventfd() -> io::Result<OwnedFd> {
+    // SAFETY: a plain syscall; the returned descriptor is checked and then
+    // owned by exactly one `OwnedFd`.
+    Ok(unsafe {
+        OwnedFd::from_raw_fd(cvt(libc::eventfd(
+            0,
+            libc::EFD_CLOEXEC | libc::EFD_NONBLOCK,
+        ))?)
+    })
+}
+
+/// Adds one to an eventfd's counter. `EAGAIN` (counter saturated) means
+/// it is readable already, which is all its reader needs.
+pub(super) fn signal_eventfd(fd: &OwnedFd) -> io::Result<()> {
+    let one: u64 = 1;
+    // SAFETY: `fd` is an open eventfd and `one` is 8 readable bytes.
+    let ret = unsafe {
+        libc::write(
+            fd.as_raw_fd(),
+            (&one as *const u64).cast(),
+            std::mem::size_of::<u64>(),
+        )
+    };
+    if ret < 0 {
+        let e = io::Error::last_os_error();
+        if e.kind() != io::ErrorKind::WouldBlock {
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
+/// Adds `fd` to `epoll`, level-triggered readable, under `token`.
+fn add_control(epoll: &OwnedFd, fd: &OwnedFd, token: u64) -> io::Result<()> {
+    let mut event = libc::epoll_event {
+        events: libc::EPOLLIN as u32,
+        u64: token,
+    };
+    // SAFETY: both descriptors are open and `event` outlives the call.
+    cvt(unsafe {
+        libc::epoll_ctl(
+            epoll.as_raw_fd(),
+            libc::EPOLL_CTL_ADD,
+            fd.as_raw_fd(),
+            &mut event,
+        )
+    })?;
+    Ok(())
+}
+
 fn cvt(ret: libc::c_int) -> io::Result<libc::c_int> {
     if ret < 0 {
         Err(io::Error::last_os_error())
@@ -165,15 +245,11 @@ impl Reactor {
         per_busy_tick: usize,
     ) -> io::Result<Arc<Reactor>> {
         let epfd = epoll_create()?;
-        // SAFETY: a plain syscall; the returned descriptor is checked and
-        // then owned by exactly one `OwnedFd`.
-        let stop_fd = unsafe {
-            OwnedFd::from_raw_fd(cvt(libc::eventfd(
-                0,
-                libc::EFD_CLOEXEC | libc::EFD_NONBLOCK,
-            ))?)
-        };
-        let gate = PollGate::new(EpollWatch::new(&epfd, &stop_fd)?)?;
+        let stop_fd = eventfd()?;
+        let kick_fd = eventfd()?;
+        add_control(&epfd, &stop_fd, STOP_TOKEN)?;
+        add_control(&epfd, &kick_fd, KICK_TOKEN)?;
+        let gate = PollGate::new(EpollWatch::new(&epfd, &stop_fd, kick_fd)?)?;
         let reactor = Arc::new(Reactor {
             epfd,
             gate,
@@ -188,6 +264,7 @@ impl Reactor {
             busy_limit: per_busy_tick.clamp(1, per_tick),
             reap_buffer: Mutex::new((Events::new(per_tick), Vec::new())),
             peer_reaps: ReapBackoff::default(),
+            mail: Mutex::new(Vec::new()),
             #[cfg(tokio_unstable)]
             ready_count: Default::default(),
             last_reaps: ReapBackoff::default(),
@@ -209,12 +286,13 @@ impl Reactor {
     /// The owning worker is about to block (`true`, after its last reap)
     /// or awake again (`false`). An error when parking means the poll
     /// thread was not told: the worker must not sleep long.
-    pub(crate) fn set_worker_parked(&self, parked: bool) -> io::Result<()> {
+    /// `Ok(false)`: the worker must not block, mail waits for its reap.
+    pub(crate) fn set_worker_parked(&self, parked: bool) -> io::Result<bool> {
         if parked {
             self.gate.worker_parking()
         } else {
             self.gate.worker_awake();
-            Ok(())
+            Ok(true)
         }
     }
 
@@ -255,7 +333,7 @@ impl Reactor {
         cvt(unsafe {
             libc::epoll_ctl(self.epfd.as_raw_fd(), libc::EPOLL_CTL_ADD, fd, &mut event)
         })?;
-        entry.insert(Slot { generation, io });
+        entry.insert(Slot { generation, fd, io });
         Ok(token)
     }
 
@@ -291,34 +369,77 @@ impl Reactor {
 
     /// The poll thread: reaps and dispatches on each turn the gate gives
     /// it (the worker's epoll had events while the worker slept, or the
-    /// worker is stuck), until stopped.
+    /// worker is stuck), or waits on the worker's epoll itself when the
+    /// gate says so, until stopped.
     fn poll_loop(&self, mut events: Events) {
         let mut wakers = Vec::new();
         let mut watching = Watching::default();
         loop {
-            let turn = self.gate.next_turn(STUCK_WORKER, &mut watching);
-            if turn == Turn::Stop {
-                return;
-            }
-            let n = reap_now(&self.epfd, &mut events.0);
+            let to_sleeper = match self.gate.next_turn(STUCK_WORKER, &mut watching) {
+                Turn::Stop => return,
+                Turn::WaitOnEpoll => {
+                    // Blocking; a signal only ends the wait early. Any
+                    // other error on our own epoll is a bug: failing
+                    // silently would spin, or strand every waiter.
+                    let n = match wait(&self.epfd, &mut events.0, -1) {
+                        Ok(n) => n,
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => 0,
+                        Err(e) => panic!("tokiwa poll thread: epoll_wait failed: {e}"),
+                    };
+                    let got = &events.0[..n];
+                    if got.iter().any(|e| e.u64 == STOP_TOKEN) {
+                        return;
+                    }
+                    if got.iter().any(|e| e.u64 == KICK_TOKEN) {
+                        self.gate.watch().drain_kick();
+                    }
+                    let found = got.iter().filter(|e| !is_control(e.u64)).count();
+                    if self.gate.waited_on_epoll(found, &mut watching) {
+                        self.dispatch(got, &mut wakers);
+                        true
+                    } else if found > 0 {
+                        let mut mail = self.mail.lock().unwrap();
+                        mail.extend(got.iter().filter(|e| !is_control(e.u64)).copied());
+                        drop(mail);
+                        if !self.gate.mail_posted() {
+                            continue;
+                        }
+                        // The worker parked meanwhile: its mail is served
+                        // here, as a sleeper's events.
+                        self.gate.take_mail();
+                        self.read_mail(&mut wakers);
+                        true
+                    } else {
+                        continue;
+                    }
+                }
+                turn => {
+                    let n = reap_now(&self.epfd, &mut events.0);
+                    self.dispatch(&events.0[..n], &mut wakers);
+                    if turn == Turn::ReapForStuck && self.gate.take_mail() {
+                        self.read_mail(&mut wakers);
+                    }
+                    turn == Turn::ReapForSleeper
+                }
+            };
             // A turn of the driver, as a worker's park is (signal
             // deliveries so far are published: `signal/registry.rs`).
             #[cfg(any(feature = "signal", feature = "process"))]
             crate::signal_registry::publish();
-            self.dispatch(&events.0[..n], &mut wakers);
-            if turn == Turn::ReapForStuck {
+            if !to_sleeper {
                 for waker in wakers.drain(..) {
                     waker.wake();
                 }
                 continue;
             }
+            let found = wakers.len();
             let me: *const Reactor = self;
             crate::runtime::context::delivering(me.cast(), || {
                 for waker in wakers.drain(..) {
                     waker.wake();
                 }
             });
-            self.gate.delivered(n, || self.worker.unpark());
+            self.gate.delivered(found, || self.worker.unpark());
         }
     }
 
@@ -338,7 +459,10 @@ impl Reactor {
         };
         let n = reap_now(&self.epfd, &mut events.0[..limit]);
         self.gate.worker_reaped();
-        self.dispatch(&events.0[..n], wakers);
+        let mut n = self.dispatch(&events.0[..n], wakers);
+        if self.gate.take_mail() {
+            n += self.read_mail(wakers);
+        }
         // Woken with the buffers held: a reap attempted meanwhile (by a
         // waker, or another worker) skips, which loses nothing.
         for waker in wakers.drain(..) {
@@ -352,7 +476,7 @@ impl Reactor {
     /// re-checks the epoll, so a skipped reap loses no event. Returns how
     /// many events were seen.
     pub(crate) fn reap_before_park(&self) -> usize {
-        if !self.last_reaps.due() {
+        if !self.last_reaps.due() && !self.gate.has_mail() {
             return 0;
         }
         let n = self.reap(false);
@@ -360,51 +484,91 @@ impl Reactor {
         n
     }
 
-    /// Resolves tokens, sets readiness and collects the wakers to call.
-    fn dispatch(&self, events: &[libc::epoll_event], wakers: &mut Vec<Waker>) {
-        if events.is_empty() {
-            return;
+    /// Re-checks the mail's descriptors with one `poll(2)` and dispatches
+    /// what is still ready (`poll_gate.rs`, *Mail*). Returns how many of
+    /// them were. Under the registry lock, so each token still names the
+    /// resource it was posted for; a descriptor closed and reused since
+    /// belongs to a resource being dropped, whose readiness nobody reads.
+    fn read_mail(&self, wakers: &mut Vec<Waker>) -> usize {
+        let mail = std::mem::take(&mut *self.mail.lock().unwrap());
+        if mail.is_empty() {
+            return 0;
         }
         let registry = self.registry.lock().unwrap();
-        #[cfg(tokio_unstable)]
-        let mut delivered = 0;
-        for event in events {
-            let token = event.u64;
-            let index = (token & 0xffff_ffff) as usize;
-            let Some(slot) = registry.slots.get(index) else {
+        let mut checks = Vec::with_capacity(mail.len());
+        let mut slots = Vec::with_capacity(mail.len());
+        for event in &mail {
+            let Some(slot) = registry.live(event.u64) else {
                 continue;
             };
-            if u64::from(slot.generation) != token >> 32 {
+            // poll(2)'s bits are epoll's for these events.
+            let asked = event.events
+                & (libc::EPOLLIN | libc::EPOLLPRI | libc::EPOLLOUT | libc::EPOLLRDHUP) as u32;
+            checks.push(libc::pollfd {
+                fd: slot.fd,
+                events: asked as libc::c_short,
+                revents: 0,
+            });
+            slots.push(slot);
+        }
+        // SAFETY: `checks` holds `len` initialised entries and outlives
+        // the call; the kernel writes only their `revents`.
+        let ret = unsafe { libc::poll(checks.as_mut_ptr(), checks.len() as libc::nfds_t, 0) };
+        if ret < 0 {
+            // Only EINTR or ENOMEM can happen here: readiness is then
+            // assumed, a spurious wakeup at worst (the task's operation
+            // finds `WouldBlock` and waits again).
+            for (check, event) in checks.iter_mut().zip(&mail) {
+                check.revents = event.events as libc::c_short;
+            }
+        }
+        let mut ready_count = 0;
+        for (check, slot) in checks.iter().zip(slots) {
+            let ready = Ready::from_epoll(check.revents as u16 as u32);
+            if ready.is_empty() {
                 continue;
             }
+            slot.io.set_readiness(ready);
+            slot.io.take_wakers(ready, wakers);
+            ready_count += 1;
+        }
+        // Counted here, not where the poll thread posted them: only what
+        // is still ready reaches a resource.
+        #[cfg(tokio_unstable)]
+        self.ready_count.add_locked(ready_count as u64);
+        ready_count
+    }
+
+    /// Resolves tokens, sets readiness and collects the wakers to call.
+    /// Returns how many events were for a registered resource (not the
+    /// control descriptors', nor stale ones).
+    fn dispatch(&self, events: &[libc::epoll_event], wakers: &mut Vec<Waker>) -> usize {
+        if events.is_empty() {
+            return 0;
+        }
+        let registry = self.registry.lock().unwrap();
+        let mut delivered: usize = 0;
+        for event in events {
+            let Some(slot) = registry.live(event.u64) else {
+                continue;
+            };
             let ready = Ready::from_epoll(event.events);
             slot.io.set_readiness(ready);
             slot.io.take_wakers(ready, wakers);
-            #[cfg(tokio_unstable)]
-            {
-                delivered += 1;
-            }
+            delivered += 1;
         }
         #[cfg(tokio_unstable)]
-        self.ready_count.add_locked(delivered);
+        self.ready_count.add_locked(delivered as u64);
+        delivered
     }
 
     /// Runtime shutdown: stops the poll thread and fails every registered
     /// resource's waiters with the shutdown error.
     pub(crate) fn shutdown(&self) {
-        // The stop eventfd is level-triggered in the poll thread's epoll:
-        // every wait from now on returns at once.
-        let one: u64 = 1;
-        // SAFETY: `stop_fd` is an open eventfd and `one` is 8 readable
-        // bytes. `EAGAIN` (counter saturated) means it is readable already,
-        // which is all the poll thread needs.
-        let _ = unsafe {
-            libc::write(
-                self.stop_fd.as_raw_fd(),
-                (&one as *const u64).cast(),
-                std::mem::size_of::<u64>(),
-            )
-        };
+        // The stop eventfd is level-triggered in both of the poll thread's
+        // epolls: every wait from now on returns at once. Only a bad
+        // descriptor could fail the write, and `stop_fd` is ours.
+        let _ = signal_eventfd(&self.stop_fd);
         let thread = self.poll_thread.lock().unwrap().take();
         if let Some(thread) = thread {
             if thread.thread().id() != std::thread::current().id() {

@@ -1,5 +1,7 @@
 //! The poll thread's epoll ([`EpollWatch`]): the worker's epoll, watched
-//! one-shot, and the stop eventfd (see `poll_gate.rs` for the protocol).
+//! one-shot, and the stop eventfd (see `poll_gate.rs` for the protocol);
+//! and the kick eventfd, which ends the poll thread's wait on the worker's
+//! epoll itself (registered there by `reactor.rs`).
 use super::poll_gate::{Watch, Woken};
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
@@ -13,12 +15,19 @@ pub(crate) struct EpollWatch {
     epfd: OwnedFd,
     /// The worker's epoll, owned by the reactor, which outlives this.
     watched: RawFd,
+    /// In the worker's epoll, level-triggered: written by a kick, drained
+    /// by the poll thread ([`EpollWatch::drain_kick`]).
+    kick: OwnedFd,
 }
 
 impl EpollWatch {
     /// Watches `worker_epoll` (disarmed until [`Watch::arm`]) and `stop`
     /// (level-triggered: once written, every wait returns `Stopped`).
-    pub(crate) fn new(worker_epoll: &OwnedFd, stop: &OwnedFd) -> io::Result<EpollWatch> {
+    pub(crate) fn new(
+        worker_epoll: &OwnedFd,
+        stop: &OwnedFd,
+        kick: OwnedFd,
+    ) -> io::Result<EpollWatch> {
         let epfd = super::reactor::epoll_create()?;
         let watched = worker_epoll.as_raw_fd();
         // Registered with no events: the same as disarmed.
@@ -30,7 +39,27 @@ impl EpollWatch {
             libc::EPOLLIN as u32,
             STOP,
         )?;
-        Ok(EpollWatch { epfd, watched })
+        Ok(EpollWatch {
+            epfd,
+            watched,
+            kick,
+        })
+    }
+
+    /// Takes a kick back, once the poll thread's wait on the worker's epoll
+    /// returned it: the counter goes to zero, so that wait's next call
+    /// blocks again.
+    pub(crate) fn drain_kick(&self) {
+        let mut count = 0u64;
+        // SAFETY: `kick` is an open non-blocking eventfd and `count` is 8
+        // writable bytes. `EAGAIN` means another drain took it already.
+        let _ = unsafe {
+            libc::read(
+                self.kick.as_raw_fd(),
+                (&mut count as *mut u64).cast(),
+                std::mem::size_of::<u64>(),
+            )
+        };
     }
 }
 
@@ -73,6 +102,10 @@ impl Watch for EpollWatch {
         } else {
             Woken::Fired
         })
+    }
+
+    fn kick(&self) -> io::Result<()> {
+        super::reactor::signal_eventfd(&self.kick)
     }
 }
 
