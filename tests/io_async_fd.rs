@@ -146,6 +146,31 @@ rt_test! {
         });
     }
 
+    /// A socket registered, then a yield: its write readiness (raised by
+    /// the registration itself) is seen after the yield, as in tokio's
+    /// `try_io_writable`. Repeated, because a driver thread that takes
+    /// the event from the worker's epoll and hands it over later (legacy
+    /// mode's speculative direct wait) loses it only in a narrow window.
+    fn write_readiness_of_a_new_registration_is_seen_after_a_yield() {
+        rt().block_on(async {
+            tokiwa::spawn(async {
+                for round in 0..300 {
+                    let (a, _b) = pair();
+                    let a = reg(a).unwrap();
+                    tokiwa::task::yield_now().await;
+                    let mut called = false;
+                    let _ = a.try_io(Interest::WRITABLE, |_| {
+                        called = true;
+                        Ok(())
+                    });
+                    assert!(called, "not writable after a yield (round {round})");
+                }
+            })
+            .await
+            .unwrap();
+        });
+    }
+
     fn async_io_retries_until_data_arrives() {
         rt().block_on(async {
             let (a, mut b) = pair();

@@ -185,6 +185,14 @@ pub(crate) struct Watching {
     watch_turns: u32,
     /// How many such turns the next miss costs.
     next_penalty: u32,
+    /// Whether the current direct wait began with the worker awake (a
+    /// guess that it would sleep first): only such a wait that finds the
+    /// worker asleep resets the penalty. A wait begun with the worker
+    /// asleep proves nothing about the guess, and under load, where the
+    /// worker sleeps now and then but is mostly busy, counting it let every
+    /// sleep reset the penalty, so the poll thread kept waking for events
+    /// its busy worker reaps itself.
+    guessed: bool,
 }
 
 impl Default for Watching {
@@ -204,6 +212,7 @@ impl Watching {
             expect_sleep,
             watch_turns: 0,
             next_penalty: FIRST_WATCH_TURNS,
+            guessed: false,
         }
     }
 
@@ -227,7 +236,9 @@ impl Watching {
 
     /// A direct wait's events found the worker asleep.
     fn hit(&mut self) {
-        self.next_penalty = FIRST_WATCH_TURNS;
+        if self.guessed {
+            self.next_penalty = FIRST_WATCH_TURNS;
+        }
     }
 }
 
@@ -414,10 +425,12 @@ impl<W: Watch> PollGate<W> {
     fn wait_on_epoll(&self, watching: &mut Watching) -> bool {
         match self.worker.load(Ordering::SeqCst) {
             PARKED => {
+                watching.guessed = false;
                 self.direct.swap(true, Ordering::SeqCst);
                 return true;
             }
             AWAKE if watching.expects_sleep() => {
+                watching.guessed = true;
                 self.direct.swap(true, Ordering::SeqCst);
                 // Against a detaching worker's *store detached, fence,
                 // load direct*: one that detached meanwhile is not waited
@@ -436,6 +449,7 @@ impl<W: Watch> PollGate<W> {
         self.direct.swap(false, Ordering::SeqCst);
         fence(Ordering::SeqCst);
         if self.worker.load(Ordering::SeqCst) == PARKED {
+            watching.guessed = false;
             self.direct.swap(true, Ordering::SeqCst);
             return true;
         }
