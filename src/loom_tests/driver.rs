@@ -142,7 +142,10 @@ fn spawn_poll_thread(
         let mut watching = Watching::new(expect_sleep);
         loop {
             match gate.next_turn(Duration::from_secs(3600), &mut watching) {
-                Turn::Stop => return,
+                Turn::Stop => {
+                    gate.direct_wait_done(true);
+                    return;
+                }
                 Turn::ReapForStuck => unreachable!("timeouts are not modelled"),
                 Turn::ReapForSleeper => {
                     let n = watch.reap();
@@ -151,6 +154,7 @@ fn spawn_poll_thread(
                 }
                 Turn::WaitOnEpoll => {
                     let Some(n) = watch.wait_for_events() else {
+                        gate.direct_wait_done(true);
                         return;
                     };
                     if gate.waited_on_epoll(n, &mut watching) {
@@ -165,6 +169,7 @@ fn spawn_poll_thread(
                             gate.delivered(n, || unparker.unpark());
                         }
                     }
+                    gate.direct_wait_done(false);
                 }
             }
         }
@@ -398,6 +403,35 @@ fn detached_then_driven(driven_before: bool, expect_sleep: bool) {
         };
         watch.push();
         driver.join().unwrap();
+        watch.stop();
+        poll_thread.join().unwrap();
+    });
+}
+
+/// A worker registers a socket, whose first event comes at once, then
+/// reaps while it goes on running tasks (a yield), while its poll thread
+/// waits on its epoll expecting it to sleep: whichever thread takes the
+/// event from the epoll, the worker's reap sees it, through the
+/// hand-over (`PollGate::hand_over`, as `Reactor::reap_running` makes
+/// it). Without the hand-over the poll thread may hold the event, not yet
+/// posted, while the reap looks.
+#[test]
+fn loom_an_event_before_a_running_reap_is_seen_by_it() {
+    model_with_preemptions(3, || {
+        let watch = FakeWatch::new();
+        let gate = Arc::new(PollGate::new(watch.clone()).unwrap());
+        let parker = Parker::new();
+        let handled = Arc::new(AtomicUsize::new(0));
+        gate.worker_awake();
+        let poll_thread = spawn_poll_thread(&gate, &watch, &handled, parker.unparker(), true);
+        // The registration: ready at once.
+        watch.push();
+        let before = gate.handed();
+        let mut seen = reap_with_mail(&gate, &watch);
+        if gate.hand_over(before).unwrap() && gate.take_mail() {
+            seen += watch.take_mail();
+        }
+        assert_eq!(seen, 1, "an event ready before the reap was not seen by it");
         watch.stop();
         poll_thread.join().unwrap();
     });

@@ -525,7 +525,7 @@ impl Handle {
             if reap == park::Reap::Parking {
                 return reactor.reap_before_park() > 0;
             }
-            return reactor.reap(busy) > 0;
+            return reactor.reap_running(busy) > 0;
         }
         let _ = (index, busy);
         false

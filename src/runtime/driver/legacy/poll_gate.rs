@@ -140,7 +140,7 @@ pub(crate) enum Woken {
 }
 
 /// What the poll thread does next ([`PollGate::next_turn`]).
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Turn {
     /// The watch fired while the worker sleeps: reap the worker's epoll
     /// without blocking, deliver what it wakes to the worker, then call
@@ -185,6 +185,14 @@ pub(crate) struct Watching {
     watch_turns: u32,
     /// How many such turns the next miss costs.
     next_penalty: u32,
+    /// Whether the current direct wait began with the worker awake (a
+    /// guess that it would sleep first): only such a wait that finds the
+    /// worker asleep resets the penalty. A wait begun with the worker
+    /// asleep proves nothing about the guess, and under load, where the
+    /// worker sleeps now and then but is mostly busy, counting it let every
+    /// sleep reset the penalty, so the poll thread kept waking for events
+    /// its busy worker reaps itself.
+    guessed: bool,
 }
 
 impl Default for Watching {
@@ -204,6 +212,7 @@ impl Watching {
             expect_sleep,
             watch_turns: 0,
             next_penalty: FIRST_WATCH_TURNS,
+            guessed: false,
         }
     }
 
@@ -227,7 +236,9 @@ impl Watching {
 
     /// A direct wait's events found the worker asleep.
     fn hit(&mut self) {
-        self.next_penalty = FIRST_WATCH_TURNS;
+        if self.guessed {
+            self.next_penalty = FIRST_WATCH_TURNS;
+        }
     }
 }
 
@@ -257,6 +268,9 @@ pub(crate) struct PollGate<W> {
     /// Reaps the worker made. `Relaxed`: a progress count for the
     /// stuck-worker check, ordered by nothing else.
     reaps: AtomicU64,
+    /// Direct waits the poll thread has finished: what each took is posted
+    /// or delivered before this count moves (see [`PollGate::hand_over`]).
+    handed: AtomicU64,
 }
 
 impl<W: Watch> PollGate<W> {
@@ -274,6 +288,7 @@ impl<W: Watch> PollGate<W> {
             direct: AtomicBool::new(false),
             mail: AtomicBool::new(false),
             reaps: AtomicU64::new(0),
+            handed: AtomicU64::new(0),
         })
     }
 
@@ -414,10 +429,12 @@ impl<W: Watch> PollGate<W> {
     fn wait_on_epoll(&self, watching: &mut Watching) -> bool {
         match self.worker.load(Ordering::SeqCst) {
             PARKED => {
+                watching.guessed = false;
                 self.direct.swap(true, Ordering::SeqCst);
                 return true;
             }
             AWAKE if watching.expects_sleep() => {
+                watching.guessed = true;
                 self.direct.swap(true, Ordering::SeqCst);
                 // Against a detaching worker's *store detached, fence,
                 // load direct*: one that detached meanwhile is not waited
@@ -436,6 +453,7 @@ impl<W: Watch> PollGate<W> {
         self.direct.swap(false, Ordering::SeqCst);
         fence(Ordering::SeqCst);
         if self.worker.load(Ordering::SeqCst) == PARKED {
+            watching.guessed = false;
             self.direct.swap(true, Ordering::SeqCst);
             return true;
         }
@@ -504,6 +522,56 @@ impl<W: Watch> PollGate<W> {
             .worker
             .compare_exchange(PARKED, AWAKE, Ordering::SeqCst, Ordering::SeqCst);
         unpark();
+    }
+
+    /// The poll thread finished a [`Turn::WaitOnEpoll`]: what it took is
+    /// delivered or posted as mail. Also called when it stops (after which
+    /// `direct` is never set again), so no worker waits for it.
+    pub(crate) fn direct_wait_done(&self, stopping: bool) {
+        if stopping {
+            self.direct.swap(false, Ordering::SeqCst);
+        }
+        self.handed.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// The hand-over count, read by the worker before a reap that is not
+    /// its last before parking ([`PollGate::hand_over`]).
+    pub(crate) fn handed(&self) -> u64 {
+        self.handed.load(Ordering::SeqCst)
+    }
+
+    /// The worker reaped (count `before` read ahead of it) and goes on
+    /// running tasks, which must see every event that was ready before the
+    /// reap (tokio's guarantee after `yield_now`). A direct wait may have
+    /// taken such events from the epoll and not posted them yet: then the
+    /// worker kicks the poll thread out of its wait and waits until that
+    /// wait is finished. Returns whether mail may wait (the caller drains
+    /// it). A reap before parking needs none of this: the poll thread then
+    /// finds the worker parked and serves what it took itself.
+    ///
+    /// The poll thread keeps `direct` set from before its wait until after
+    /// its `direct_wait_done`, so a worker that finds `direct` clear, and
+    /// *then* the count unmoved, knows no direct wait took anything since
+    /// `before` (read the other way round, a whole wait could finish and
+    /// clear `direct` between the two reads: loom found that order); one
+    /// that finds the count moved drains the mail, which was posted before
+    /// the count moved.
+    pub(crate) fn hand_over(&self, before: u64) -> io::Result<bool> {
+        let direct = self.direct.load(Ordering::SeqCst);
+        if self.handed() != before {
+            return Ok(true);
+        }
+        if !direct {
+            return Ok(false);
+        }
+        self.watch.kick()?;
+        // Bounded by the poll thread's response to the kick: it is
+        // runnable, blocks on nothing but the epoll the kick ends, and
+        // counts its stop as a finished wait.
+        while self.handed() == before && self.direct.load(Ordering::SeqCst) {
+            crate::loom::thread::yield_now();
+        }
+        Ok(true)
     }
 
     /// The watch (the reactor drains its kicks).

@@ -375,8 +375,12 @@ impl Reactor {
         let mut wakers = Vec::new();
         let mut watching = Watching::default();
         loop {
-            let to_sleeper = match self.gate.next_turn(STUCK_WORKER, &mut watching) {
-                Turn::Stop => return,
+            let turn = self.gate.next_turn(STUCK_WORKER, &mut watching);
+            let to_sleeper = match turn {
+                Turn::Stop => {
+                    self.gate.direct_wait_done(true);
+                    return;
+                }
                 Turn::WaitOnEpoll => {
                     // Blocking; a signal only ends the wait early. Any
                     // other error on our own epoll is a bug: failing
@@ -388,6 +392,7 @@ impl Reactor {
                     };
                     let got = &events.0[..n];
                     if got.iter().any(|e| e.u64 == STOP_TOKEN) {
+                        self.gate.direct_wait_done(true);
                         return;
                     }
                     if got.iter().any(|e| e.u64 == KICK_TOKEN) {
@@ -402,6 +407,7 @@ impl Reactor {
                         mail.extend(got.iter().filter(|e| !is_control(e.u64)).copied());
                         drop(mail);
                         if !self.gate.mail_posted() {
+                            self.gate.direct_wait_done(false);
                             continue;
                         }
                         // The worker parked meanwhile: its mail is served
@@ -410,6 +416,7 @@ impl Reactor {
                         self.read_mail(&mut wakers);
                         true
                     } else {
+                        self.gate.direct_wait_done(false);
                         continue;
                     }
                 }
@@ -440,6 +447,12 @@ impl Reactor {
                 }
             });
             self.gate.delivered(found, || self.worker.unpark());
+            // After the readiness is recorded and the tasks queued: a
+            // worker that woke meanwhile and waits in `hand_over` finds
+            // them when it goes on.
+            if turn == Turn::WaitOnEpoll {
+                self.gate.direct_wait_done(false);
+            }
         }
     }
 
@@ -467,6 +480,28 @@ impl Reactor {
         // waker, or another worker) skips, which loses nothing.
         for waker in wakers.drain(..) {
             waker.wake();
+        }
+        n
+    }
+
+    /// The owning worker's reap while it goes on running tasks (busy, or
+    /// between batches): [`Reactor::reap`], then what a direct wait of the
+    /// poll thread took before it ([`PollGate::hand_over`]), so the tasks
+    /// see every event that was ready before the reap.
+    pub(crate) fn reap_running(&self, busy: bool) -> usize {
+        let before = self.gate.handed();
+        let mut n = self.reap(busy);
+        // A failed kick (only possible for a bad descriptor, and the
+        // eventfd is ours) leaves the mail for the next reap.
+        if self.gate.hand_over(before).unwrap_or(false) && self.gate.take_mail() {
+            // Skipped if another thread reaps right now: as for `reap`.
+            if let Ok(mut buffers) = self.reap_buffer.try_lock() {
+                let (_, wakers) = &mut *buffers;
+                n += self.read_mail(wakers);
+                for waker in wakers.drain(..) {
+                    waker.wake();
+                }
+            }
         }
         n
     }
