@@ -171,6 +171,33 @@ rt_test! {
         });
     }
 
+    /// The same from a current-thread runtime's `block_on` future, as
+    /// tokio's test runs (`#[tokio::test]`): there the yield queues no
+    /// task, the thread's park finds the future woken and returns without
+    /// sleeping, and that park's reap must see the readiness too. (A
+    /// multi-thread runtime's `block_on` thread is no worker: nothing
+    /// reaps between its yield and its next poll, in tokio as here.)
+    fn write_readiness_of_a_new_registration_is_seen_after_a_yield_in_block_on() {
+        if FLAVOR.is_multi_thread() {
+            return;
+        }
+        // A runtime per round, as each of tokio's tests has: legacy mode's
+        // poll thread guesses differently once its guesses have missed.
+        for round in 0..300 {
+            rt().block_on(async {
+                let (a, _b) = pair();
+                let a = reg(a).unwrap();
+                tokiwa::task::yield_now().await;
+                let mut called = false;
+                let _ = a.try_io(Interest::WRITABLE, |_| {
+                    called = true;
+                    Ok(())
+                });
+                assert!(called, "not writable after a yield (round {round})");
+            });
+        }
+    }
+
     fn async_io_retries_until_data_arrives() {
         rt().block_on(async {
             let (a, mut b) = pair();

@@ -109,6 +109,18 @@ impl Handle {
     /// sequence). Spurious returns are allowed: the caller looks for work
     /// again after every return.
     pub(crate) fn park(&self, index: usize, parker: &mut Parker, site: &mut impl ParkSite) {
+        // Work already waits (a current-thread `block_on` future that woke
+        // itself in `yield_now`): only look at the drivers, as a running
+        // worker does, since what runs next must see every event ready
+        // before now. The last reap before a sleep may skip, or miss what
+        // legacy mode's poll thread is handing over (`legacy/poll_gate.rs`,
+        // `hand_over`), because the sleep that follows makes up for it.
+        if site.has_local_work() {
+            site.with_core(|| {
+                self.look(index, Reach::AlsoSleeping, Reap::Idle);
+            });
+            return;
+        }
         site.with_core(|| {
             self.look(index, Reach::AlsoSleeping, Reap::Parking);
         });
