@@ -46,6 +46,20 @@ fn drain(fd: &AsyncFd<UnixStream>) -> io::Result<usize> {
     }
 }
 
+/// Registers a new socket, yields once, and asserts that the write
+/// readiness its registration raised is seen (tokio's `try_io_writable`).
+async fn register_yield_and_check_writable(round: usize) {
+    let (a, _b) = pair();
+    let a = reg(a).unwrap();
+    tokiwa::task::yield_now().await;
+    let mut called = false;
+    let _ = a.try_io(Interest::WRITABLE, |_| {
+        called = true;
+        Ok(())
+    });
+    assert!(called, "not writable after a yield (round {round})");
+}
+
 rt_test! {
     /// Out-of-band TCP data makes a descriptor registered for `PRIORITY`
     /// ready (`EPOLLPRI`), on both drivers, whether the urgent byte
@@ -155,15 +169,7 @@ rt_test! {
         rt().block_on(async {
             tokiwa::spawn(async {
                 for round in 0..300 {
-                    let (a, _b) = pair();
-                    let a = reg(a).unwrap();
-                    tokiwa::task::yield_now().await;
-                    let mut called = false;
-                    let _ = a.try_io(Interest::WRITABLE, |_| {
-                        called = true;
-                        Ok(())
-                    });
-                    assert!(called, "not writable after a yield (round {round})");
+                    register_yield_and_check_writable(round).await;
                 }
             })
             .await
@@ -184,17 +190,7 @@ rt_test! {
         // A runtime per round, as each of tokio's tests has: legacy mode's
         // poll thread guesses differently once its guesses have missed.
         for round in 0..300 {
-            rt().block_on(async {
-                let (a, _b) = pair();
-                let a = reg(a).unwrap();
-                tokiwa::task::yield_now().await;
-                let mut called = false;
-                let _ = a.try_io(Interest::WRITABLE, |_| {
-                    called = true;
-                    Ok(())
-                });
-                assert!(called, "not writable after a yield (round {round})");
-            });
+            rt().block_on(register_yield_and_check_writable(round));
         }
     }
 

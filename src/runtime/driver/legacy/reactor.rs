@@ -461,6 +461,21 @@ impl Reactor {
     /// worker still has tasks to run (`busy`), else a whole batch. Returns
     /// how many events were seen.
     pub(crate) fn reap(&self, busy: bool) -> usize {
+        self.reap_then_hand_over(busy, None)
+    }
+
+    /// The owning worker's reap while it goes on running tasks (busy, or
+    /// between batches): [`Reactor::reap`], and what a direct wait of the
+    /// poll thread took before it ([`PollGate::hand_over`]), so the tasks
+    /// see every event that was ready before the reap.
+    pub(crate) fn reap_running(&self, busy: bool) -> usize {
+        let before = self.gate.handed();
+        self.reap_then_hand_over(busy, Some(before))
+    }
+
+    /// [`Reactor::reap`]; with `handed_before` (the hand-over count read
+    /// before it), then waits for the hand-over, before the mail is read.
+    fn reap_then_hand_over(&self, busy: bool, handed_before: Option<u64>) -> usize {
         let Ok(mut buffers) = self.reap_buffer.try_lock() else {
             return 0;
         };
@@ -473,6 +488,12 @@ impl Reactor {
         let n = reap_now(&self.epfd, &mut events.0[..limit]);
         self.gate.worker_reaped();
         let mut n = self.dispatch(&events.0[..n], wakers);
+        // The poll thread needs none of the buffers held here to finish
+        // its wait. A failed kick (only possible for a bad descriptor, and
+        // the eventfd is ours) leaves the mail for the next reap.
+        if let Some(before) = handed_before {
+            let _ = self.gate.hand_over(before);
+        }
         if self.gate.take_mail() {
             n += self.read_mail(wakers);
         }
@@ -480,28 +501,6 @@ impl Reactor {
         // waker, or another worker) skips, which loses nothing.
         for waker in wakers.drain(..) {
             waker.wake();
-        }
-        n
-    }
-
-    /// The owning worker's reap while it goes on running tasks (busy, or
-    /// between batches): [`Reactor::reap`], then what a direct wait of the
-    /// poll thread took before it ([`PollGate::hand_over`]), so the tasks
-    /// see every event that was ready before the reap.
-    pub(crate) fn reap_running(&self, busy: bool) -> usize {
-        let before = self.gate.handed();
-        let mut n = self.reap(busy);
-        // A failed kick (only possible for a bad descriptor, and the
-        // eventfd is ours) leaves the mail for the next reap.
-        if self.gate.hand_over(before).unwrap_or(false) && self.gate.take_mail() {
-            // Skipped if another thread reaps right now: as for `reap`.
-            if let Ok(mut buffers) = self.reap_buffer.try_lock() {
-                let (_, wakers) = &mut *buffers;
-                n += self.read_mail(wakers);
-                for waker in wakers.drain(..) {
-                    waker.wake();
-                }
-            }
         }
         n
     }
