@@ -520,6 +520,14 @@ impl RuntimeMetrics {
         self.uring(worker, |m| m.io_rehomes.load(Relaxed))
     }
 
+    /// Completion receives of the worker (`Builder::uring_completion_io`)
+    /// that found its provided buffer ring empty (`ENOBUFS`: one reap
+    /// found more arriving messages than the ring has buffers) and were
+    /// armed again. Nothing is lost; each costs one more completion.
+    pub fn worker_recv_no_buffers_count(&self, worker: usize) -> u64 {
+        self.uring(worker, |m| m.recv_no_buffers.load(Relaxed))
+    }
+
     /// Test hook: the setup flags the kernel recorded for the worker's
     /// ring (`io_uring_params.flags`); `None` in legacy mode.
     #[doc(hidden)]

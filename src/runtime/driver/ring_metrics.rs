@@ -29,6 +29,9 @@ pub(crate) struct UringMetrics {
     /// Resources whose poll moved to this worker's ring because its tasks
     /// kept waiting on them here.
     pub(crate) io_rehomes: AtomicU64,
+    /// Completion receives that found the provided buffer ring empty
+    /// (`ENOBUFS`) and were armed again (`uring/recv.rs`).
+    pub(crate) recv_no_buffers: AtomicU64,
 }
 
 #[cfg_attr(not(feature = "uring"), allow(dead_code))]

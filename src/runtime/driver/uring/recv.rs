@@ -39,7 +39,9 @@
 //! **Results.** Data goes to the queue; `0` is end of stream (kept: every
 //! later read returns it, as `read(2)` would); an error is returned by the
 //! next read, once (then a new receive asks the socket again). `ENOBUFS`
-//! (the buffer ring ran dry within one reap), `ECANCELED` (the bound, or
+//! (the buffer ring ran dry within one reap; counted by
+//! `RuntimeMetrics::worker_recv_no_buffers_count`, and exercised by
+//! `tests/completion_recv_no_buffers.rs`), `ECANCELED` (the bound, or
 //! the ring let go in `quiesce`) and a multishot the kernel ended only
 //! wake the reader, which arms again. Every result
 //! but those also sets the stream's readiness `READABLE` and wakes the
@@ -480,9 +482,11 @@ impl RecvTable {
                     inner.eof = true;
                     Ready::READABLE | Ready::READ_CLOSED
                 }
-                e if e == -libc::ENOBUFS || e == -libc::ECANCELED || e == -libc::EINTR => {
+                e if e == -libc::ENOBUFS => {
+                    UringMetrics::add(&metrics.recv_no_buffers, 1);
                     Ready::EMPTY
                 }
+                e if e == -libc::ECANCELED || e == -libc::EINTR => Ready::EMPTY,
                 e => {
                     inner.error = Some(io::Error::from_raw_os_error(-e));
                     Ready::READABLE
