@@ -6,8 +6,11 @@
 //! `select!` over many sockets does. Its first poll arms 5,000 receives,
 //! which go to the kernel in one submission and find their data there, so
 //! they complete at once and take far more buffers than the ring has (128):
-//! most fail with `ENOBUFS`. Each is armed again, and every reader still
-//! gets its bytes, in order, exactly once, then end of stream. In legacy
+//! most fail with `ENOBUFS`. Each such stream reads its socket directly
+//! once, then arms again, and every reader still gets its bytes, in order,
+//! exactly once, then end of stream. The failures stay linear in the
+//! number of streams: arming again at once, while the ring stayed dry,
+//! failed about 20 times per stream here (98,216 for 5,000). In legacy
 //! mode the switch does nothing and the same test runs through readiness.
 //!
 //! Needs a descriptor limit above 10,000: the soft limit is raised to the
@@ -83,7 +86,7 @@ async fn read_all_at_once(mut streams: Vec<UnixStream>, len: usize) -> Vec<Vec<u
 }
 
 #[test]
-fn receives_that_find_the_buffer_ring_empty_are_armed_again_and_lose_nothing() {
+fn receives_that_find_the_buffer_ring_empty_read_directly_and_lose_nothing() {
     support::net::raise_nofile_limit();
     let limit = nofile_soft_limit();
     if limit < (2 * PAIRS + 512) as u64 {
@@ -124,6 +127,14 @@ fn receives_that_find_the_buffer_ring_empty_are_armed_again_and_lose_nothing() {
                 assert!(
                     no_buffers > 0,
                     "{name}: no receive found the buffer ring empty; the test did not reach ENOBUFS"
+                );
+                // A pair's reads arm twice (its message, its end of
+                // stream); each arm meets ENOBUFS at most once, the next
+                // read being direct. A third per pair allows for a
+                // multishot the kernel ended early (CQ overflow).
+                assert!(
+                    no_buffers <= 3 * PAIRS as u64,
+                    "{name}: {no_buffers} failed receives for {PAIRS} streams: armed again into the dry ring"
                 );
             } else {
                 assert_eq!(no_buffers, 0, "{name}: legacy mode has no buffer ring");

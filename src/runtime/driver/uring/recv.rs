@@ -38,15 +38,25 @@
 //!
 //! **Results.** Data goes to the queue; `0` is end of stream (kept: every
 //! later read returns it, as `read(2)` would); an error is returned by the
-//! next read, once (then a new receive asks the socket again). `ENOBUFS`
-//! (the buffer ring ran dry within one reap; counted by
-//! `RuntimeMetrics::worker_recv_no_buffers_count`, and exercised by
-//! `tests/completion_recv_no_buffers.rs`), `ECANCELED` (the bound, or
-//! the ring let go in `quiesce`) and a multishot the kernel ended only
-//! wake the reader, which arms again. Every result
-//! but those also sets the stream's readiness `READABLE` and wakes the
-//! readiness waiters, so `readable()` followed by `try_read` sees the
-//! queued bytes.
+//! next read, once (then a new receive asks the socket again).
+//! `ECANCELED` (the bound, or the ring let go in `quiesce`) and a
+//! multishot the kernel ended only wake the reader, which arms again.
+//! Every result but those also sets the stream's readiness `READABLE` and
+//! wakes the readiness waiters, so `readable()` followed by `try_read`
+//! sees the queued bytes.
+//!
+//! **`ENOBUFS`**: the buffer ring ran dry within one reap (a burst of
+//! arms over waiting data, or more messages than buffers between two
+//! reaps; counted by `RuntimeMetrics::worker_recv_no_buffers_count`). The
+//! stream's next read goes straight to the socket, once, through
+//! readiness (marked `READABLE`: the kernel had something to put in a
+//! buffer), and the read after the one that got there arms again. Arming again at once
+//! would meet the same dry ring while the burst lasts: with N receives
+//! armed over waiting data, each reap serves about as many as the ring
+//! has buffers and fails the rest, N²/128 failed receives in all (98,216
+//! for 5,000 sockets), where one read each costs N syscalls.
+//! `tests/completion_recv_no_buffers.rs` exercises it and bounds the
+//! count.
 //!
 //! **Interactions** (documented on the stream types too): `try_read`,
 //! `try_read_vectored`, `try_read_buf` and `peek` take queued bytes first;
@@ -147,6 +157,11 @@ struct Inner {
     bulk: bool,
     /// Direct reads in a row that found less than [`SMALL_BYTES`].
     small_reads: u8,
+    /// The last receive found the buffer ring empty (`ENOBUFS`): reads go
+    /// straight to the socket until one returns, instead of arming again
+    /// (a read that did not get to the socket, its task's budget spent or
+    /// the socket not ready, leaves it set).
+    starved: bool,
 }
 
 impl Inner {
@@ -192,6 +207,7 @@ impl RecvQueue {
                 stopping: false,
                 bulk: false,
                 small_reads: 0,
+                starved: false,
             }),
             io,
         })
@@ -215,7 +231,8 @@ impl RecvQueue {
             Queued::Done(result) => return Some(Poll::Ready(result.map(|_| ()))),
             Queued::Wait => {}
             Queued::Direct => {
-                let worker = worker.filter(|_| !inner.readiness_only && !inner.bulk)?;
+                let worker =
+                    worker.filter(|_| !inner.readiness_only && !inner.bulk && !inner.starved)?;
                 inner.armed = Armed::Scheduled;
                 store_waker(&mut inner.waker, cx);
                 drop(inner);
@@ -246,9 +263,11 @@ impl RecvQueue {
     }
 
     /// A read through readiness (`poll_read` returned `None`) got `n`
-    /// bytes: enough small ones in a row end a bulk phase.
+    /// bytes: it ends a starved phase, and enough small ones in a row end
+    /// a bulk phase.
     pub(crate) fn read_directly(&self, n: usize) {
         let mut inner = lock(&self.inner);
+        inner.starved = false;
         if !inner.bulk {
             return;
         }
@@ -483,8 +502,13 @@ impl RecvTable {
                     Ready::READABLE | Ready::READ_CLOSED
                 }
                 e if e == -libc::ENOBUFS => {
+                    // The kernel had a buffer to fill (data waits, or it
+                    // looked at an empty ring first): one read(2) of the
+                    // reader's own takes it, where arming again would fail
+                    // the same way while the ring stays dry.
                     UringMetrics::add(&metrics.recv_no_buffers, 1);
-                    Ready::EMPTY
+                    inner.starved = true;
+                    Ready::READABLE
                 }
                 e if e == -libc::ECANCELED || e == -libc::EINTR => Ready::EMPTY,
                 e => {
