@@ -1,4 +1,7 @@
 //! `Builder`: tokio's runtime builder, method for method.
+#[cfg(all(tokio_unstable, feature = "schedule-latency"))]
+mod schedule_latency;
+
 use super::blocking::pool::{Callback, ThreadNameFn};
 use super::blocking::{BlockingPool, PoolConfig};
 use super::config::Config;
@@ -60,6 +63,9 @@ pub struct Builder {
     rng_seed: Option<super::RngSeed>,
     #[cfg(all(tokio_unstable, feature = "time", feature = "rt-multi-thread"))]
     alt_timer: bool,
+    /// Task schedule latencies (`builder/schedule_latency.rs`).
+    #[cfg(all(tokio_unstable, feature = "schedule-latency"))]
+    schedule_latency: super::metrics::ScheduleLatencyBuilder,
 }
 
 /// How the runtime responds to a spawned task's panic
@@ -141,6 +147,8 @@ impl Builder {
             rng_seed: None,
             #[cfg(all(tokio_unstable, feature = "time", feature = "rt-multi-thread"))]
             alt_timer: false,
+            #[cfg(all(tokio_unstable, feature = "schedule-latency"))]
+            schedule_latency: Default::default(),
         }
     }
 
@@ -713,6 +721,8 @@ impl Builder {
                 .rng_seed
                 .as_ref()
                 .map(super::rng_seed::SeedGenerator::new),
+            #[cfg(all(tokio_unstable, feature = "schedule-latency"))]
+            schedule_latency: self.schedule_latency.build(),
         };
         let spawner = pool.spawner().clone();
         let handle = match self.kind {

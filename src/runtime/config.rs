@@ -30,4 +30,8 @@ pub(crate) struct Config {
     /// The poll-time histogram's layout, when it is enabled.
     #[cfg(tokio_unstable)]
     pub(crate) poll_time_histogram: Option<super::metrics::Layout>,
+    /// Whether tasks are stamped when scheduled, and the schedule-latency
+    /// histogram's layout when it is enabled (`metrics/schedule_latency.rs`).
+    #[cfg(all(tokio_unstable, feature = "schedule-latency"))]
+    pub(crate) schedule_latency: super::metrics::ScheduleLatencyConfig,
 }

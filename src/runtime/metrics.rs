@@ -2,12 +2,17 @@
 //!
 //! With `--cfg tokio_unstable`, also the poll-time histogram
 //! (`metrics/histogram.rs`, its log-scaled layout in
-//! `metrics/log_histogram.rs`) and the I/O driver's counts
-//! (`runtime/driver/io_metrics.rs`).
+//! `metrics/log_histogram.rs`), the I/O driver's counts
+//! (`runtime/driver/io_metrics.rs`), and with the `schedule-latency`
+//! feature the task schedule latencies (`metrics/schedule_latency.rs`).
 #[cfg(tokio_unstable)]
 mod histogram;
 #[cfg(tokio_unstable)]
 mod log_histogram;
+#[cfg(all(tokio_unstable, feature = "schedule-latency"))]
+mod schedule_latency;
+#[cfg(all(tokio_unstable, feature = "schedule-latency"))]
+pub(crate) use schedule_latency::{ScheduleLatencyBuilder, ScheduleLatencyConfig};
 
 #[cfg(tokio_unstable)]
 pub(crate) use histogram::{Histogram, HistogramBuilder, Layout};
@@ -64,6 +69,10 @@ pub(crate) struct WorkerMetrics {
     /// The worker's poll times, when the builder enabled the histogram.
     #[cfg(tokio_unstable)]
     pub(crate) poll_time_histogram: Option<Histogram>,
+    /// The schedule latencies of the tasks the worker ran, when the
+    /// builder enabled the histogram (`metrics/schedule_latency.rs`).
+    #[cfg(all(tokio_unstable, feature = "schedule-latency"))]
+    pub(crate) schedule_latency_histogram: Option<Histogram>,
 }
 
 /// Runtime-wide counters of `tokio_unstable` (`RuntimeMetrics::
@@ -91,6 +100,10 @@ impl WorkerMetrics {
         WorkerMetrics {
             #[cfg(tokio_unstable)]
             poll_time_histogram: config.poll_time_histogram.map(Histogram::new),
+            #[cfg(all(tokio_unstable, feature = "schedule-latency"))]
+            schedule_latency_histogram: WorkerMetrics::new_schedule_latency_histogram(
+                &config.schedule_latency,
+            ),
             ..WorkerMetrics::default()
         }
     }

@@ -72,10 +72,9 @@ impl TaskHooks {
 }
 
 impl PollHooks {
-    /// Runs `task` between the two poll hooks. The metadata is read before
-    /// the run: the task may be freed by it.
-    pub(crate) fn run(&self, task: Notified) {
-        let meta = task.task_meta();
+    /// Runs `task` between the two poll hooks, which both see `meta`, read
+    /// before the run: the task may be freed by it.
+    pub(crate) fn run(&self, task: Notified, meta: TaskMeta<'static>) {
         if let Some(f) = &self.before {
             f(&meta);
         }
@@ -93,6 +92,8 @@ impl PollHooks {
 pub struct TaskMeta<'a> {
     id: Id,
     spawned_at: &'static Location<'static>,
+    #[cfg(feature = "schedule-latency")]
+    schedule_latency: Option<std::time::Duration>,
     _phantom: PhantomData<&'a ()>,
 }
 
@@ -101,8 +102,38 @@ impl TaskMeta<'_> {
         TaskMeta {
             id,
             spawned_at,
+            #[cfg(feature = "schedule-latency")]
+            schedule_latency: None,
             _phantom: PhantomData,
         }
+    }
+
+    /// The same, for a poll that began `latency` after the task was
+    /// scheduled.
+    #[cfg(feature = "schedule-latency")]
+    pub(crate) fn with_schedule_latency(
+        self,
+        latency: Option<std::time::Duration>,
+    ) -> TaskMeta<'static> {
+        TaskMeta {
+            schedule_latency: latency,
+            ..TaskMeta::new(self.id, self.spawned_at)
+        }
+    }
+
+    /// The time between the task's most recent scheduling and the start of
+    /// its current poll: `Some` in the poll hooks (both see the same value)
+    /// when the runtime tracks it
+    /// ([`Builder::track_task_schedule_latency`](super::Builder::track_task_schedule_latency)
+    /// or [`Builder::enable_metrics_schedule_latency_histogram`](super::Builder::enable_metrics_schedule_latency_histogram)),
+    /// `None` otherwise and in the spawn and terminate hooks. A wake of a
+    /// task already scheduled does not restart it.
+    ///
+    /// **Note**: unstable (`--cfg tokio_unstable`, feature
+    /// `schedule-latency`), as in tokio.
+    #[cfg(feature = "schedule-latency")]
+    pub fn schedule_latency(&self) -> Option<std::time::Duration> {
+        self.schedule_latency
     }
 
     /// The task's opaque id.

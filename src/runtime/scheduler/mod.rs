@@ -27,18 +27,27 @@ pub(crate) enum Context {
     MultiThread(multi_thread::Context),
 }
 
-/// Runs a task the scheduler took from a queue, between the runtime's
-/// poll hooks when it has any (`tokio_unstable`; one `Option` checked).
+/// Runs a task the scheduler took from a queue, on the worker whose
+/// counters are `metrics` (its core's holder), between the runtime's poll
+/// hooks when it has any (`tokio_unstable`; one `Option` checked), after
+/// measuring its schedule latency when the runtime tracks it (feature
+/// `schedule-latency`; `metrics/schedule_latency.rs`).
 #[inline]
 pub(crate) fn run_task(
     config: &crate::runtime::config::Config,
+    metrics: &crate::runtime::metrics::WorkerMetrics,
     task: crate::runtime::task::Notified,
 ) {
+    #[cfg(all(tokio_unstable, feature = "schedule-latency"))]
+    let latency = metrics.schedule_latency(&config.schedule_latency, &task);
     #[cfg(tokio_unstable)]
     if let Some(hooks) = &config.hooks.poll {
-        return hooks.run(task);
+        let meta = task.task_meta();
+        #[cfg(feature = "schedule-latency")]
+        let meta = meta.with_schedule_latency(latency);
+        return hooks.run(task, meta);
     }
-    let _ = config;
+    let _ = (config, metrics);
     task.run()
 }
 

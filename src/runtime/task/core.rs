@@ -52,6 +52,13 @@ pub(crate) struct Header {
     /// Written once at creation, read-only after.
     #[cfg(all(tokio_unstable, feature = "tracing"))]
     pub(crate) tracing_id: Option<tracing::span::Id>,
+    /// When the task was last scheduled, on the runtime's schedule-latency
+    /// clock (`metrics/schedule_latency.rs`; 0: never stamped). Written by
+    /// the holder of the task's notification before it queues the task,
+    /// read by the worker that took it from the queue: the queue's own
+    /// synchronisation orders the two, so `Relaxed` suffices.
+    #[cfg(all(tokio_unstable, feature = "schedule-latency"))]
+    pub(crate) scheduled_at: crate::loom::sync::atomic::AtomicU64,
 }
 
 impl Header {
@@ -108,6 +115,8 @@ impl<T: Future, S: Schedule> Cell<T, S> {
                 name: meta.name.map(|name| Box::new(name.to_owned())),
                 #[cfg(all(tokio_unstable, feature = "tracing"))]
                 tracing_id: None,
+                #[cfg(all(tokio_unstable, feature = "schedule-latency"))]
+                scheduled_at: crate::loom::sync::atomic::AtomicU64::new(0),
             },
             core: Core {
                 scheduler,

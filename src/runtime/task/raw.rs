@@ -268,6 +268,29 @@ impl Notified {
         self.0.raw.header().task_meta()
     }
 
+    /// Stamps the task as scheduled at `now` (the schedule-latency clock);
+    /// before it is queued.
+    #[cfg(all(tokio_unstable, feature = "schedule-latency"))]
+    pub(crate) fn set_scheduled_at(&self, now: u64) {
+        // `Relaxed`: see `Header::scheduled_at`.
+        self.0
+            .raw
+            .header()
+            .scheduled_at
+            .store(now, crate::loom::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// When the task was last scheduled (0: never stamped).
+    #[cfg(all(tokio_unstable, feature = "schedule-latency"))]
+    pub(crate) fn scheduled_at(&self) -> u64 {
+        // `Relaxed`: see `Header::scheduled_at`.
+        self.0
+            .raw
+            .header()
+            .scheduled_at
+            .load(crate::loom::sync::atomic::Ordering::Relaxed)
+    }
+
     /// Polls the task (or cancels it, or drops a stale notification).
     pub(crate) fn run(self) {
         // SAFETY: a `Notified` owns the notification reference `poll` consumes.

@@ -215,6 +215,8 @@ impl Handle {
                 let core = slot.as_mut()?;
                 let future = future.take().expect("future taken once");
                 let (raw, notified) = core.owned.bind(future, self.clone(), &meta);
+                #[cfg(all(tokio_unstable, feature = "schedule-latency"))]
+                self.config.schedule_latency.stamp(&notified);
                 core.tasks.push_back(notified);
                 core.publish_depth(&self.metrics);
                 self.local_alive.store(core.owned.len(), Relaxed);
@@ -252,6 +254,8 @@ impl Handle {
     }
 
     fn schedule_task(&self, task: Notified, is_yield: bool) {
+        #[cfg(all(tokio_unstable, feature = "schedule-latency"))]
+        self.config.schedule_latency.stamp(&task);
         let task = context::with_scheduler(|cx| match cx {
             Some(scheduler::Context::CurrentThread(cx)) if std::ptr::eq(&*cx.handle, self) => {
                 match cx.core.borrow_mut().as_mut() {
@@ -521,7 +525,7 @@ impl Handle {
                     // Timed only when the poll-time histogram is on.
                     #[cfg(tokio_unstable)]
                     let started = self.metrics.poll_started();
-                    coop::budget(|| scheduler::run_task(&self.config, task));
+                    coop::budget(|| scheduler::run_task(&self.config, &self.metrics, task));
                     #[cfg(tokio_unstable)]
                     self.metrics.poll_ended(started);
                 }

@@ -309,38 +309,38 @@ impl Context {
     fn run_task(&self, task: Notified, mut core: Box<Core>) -> Option<Box<Core>> {
         core.transition_from_searching(&self.handle);
         core.lifo_polls = 0;
+        // One poll, as tokio counts them: the task and the LIFO chain it
+        // starts (`worker_poll_count`, the poll-time histogram and the
+        // global-queue tuning all see one). The chain is timed when the
+        // poll-time histogram is on, and recorded only while this thread
+        // still holds the core (the histogram's one writer;
+        // `block_in_place` may have handed it on).
         core.stats.polls += 1;
-        // Each poll is timed when the poll-time histogram is on, and
-        // recorded only while this thread still holds the core (the
-        // histogram's one writer; `block_in_place` may have handed it on).
-        #[cfg(tokio_unstable)]
         let metrics = &self.handle.shared.worker_metrics[core.index];
         *self.core.borrow_mut() = Some(core);
         let config = &self.handle.config;
         coop::budget(|| {
             #[cfg(tokio_unstable)]
-            let mut started = metrics.poll_started();
-            scheduler::run_task(config, task);
+            let started = metrics.poll_started();
+            scheduler::run_task(config, metrics, task);
             // Run what the task woke into the LIFO slot, within limits.
             loop {
                 let mut core = self.core.borrow_mut().take()?;
-                #[cfg(tokio_unstable)]
-                metrics.poll_ended(started);
-                let Some(task) = core.lifo_slot.take() else {
-                    return Some(core);
-                };
-                if !coop::has_budget_remaining() || core.lifo_polls >= MAX_LIFO_POLLS_PER_TICK {
-                    core.push_local(task, &self.handle);
+                let lifo = core.lifo_slot.take();
+                let over =
+                    !coop::has_budget_remaining() || core.lifo_polls >= MAX_LIFO_POLLS_PER_TICK;
+                if lifo.is_none() || over {
+                    #[cfg(tokio_unstable)]
+                    metrics.poll_ended(started);
+                    if let Some(task) = lifo {
+                        core.push_local(task, &self.handle);
+                    }
                     return Some(core);
                 }
+                let task = lifo.expect("checked above");
                 core.lifo_polls += 1;
-                core.stats.polls += 1;
                 *self.core.borrow_mut() = Some(core);
-                #[cfg(tokio_unstable)]
-                {
-                    started = metrics.poll_started();
-                }
-                scheduler::run_task(config, task);
+                scheduler::run_task(config, metrics, task);
             }
         })
     }
@@ -753,6 +753,8 @@ impl Handle {
 
     /// Schedules a task from anywhere.
     pub(crate) fn schedule_task(&self, task: Notified, is_yield: bool) {
+        #[cfg(all(tokio_unstable, feature = "schedule-latency"))]
+        self.config.schedule_latency.stamp(&task);
         let task = context::with_scheduler(|cx| match cx {
             Some(scheduler::Context::MultiThread(cx)) => {
                 cx.schedule_local(self, task, is_yield).err()
