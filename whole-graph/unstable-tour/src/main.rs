@@ -5,7 +5,8 @@
 //! `LocalOptions` and `LocalRuntime`, and the unstable `RuntimeMetrics`
 //! that tokio-metrics reads (poll counts, the poll-time histogram, spawn,
 //! remote and local schedule counts, steals, forced yields, the I/O
-//! driver's counts).
+//! driver's counts), and task schedule latencies (the `schedule-latency`
+//! feature).
 //!
 //! It prints what it observed, one fact per line, and nothing that varies
 //! from run to run (no timings, no raw ids): `compare.sh` builds it on
@@ -307,10 +308,47 @@ fn metrics() {
     );
 }
 
+fn schedule_latency() {
+    let some = Arc::new(AtomicUsize::new(0));
+    let none = Arc::new(AtomicUsize::new(0));
+    let rt = {
+        let (some, none) = (some.clone(), none.clone());
+        current_thread()
+            .enable_metrics_schedule_latency_histogram()
+            .on_before_task_poll(move |meta| {
+                let counter = if meta.schedule_latency().is_some() {
+                    &some
+                } else {
+                    &none
+                };
+                counter.fetch_add(1, SeqCst);
+            })
+            .build()
+            .unwrap()
+    };
+    rt.block_on(async {
+        for _ in 0..5 {
+            tokio::spawn(yields(1)).await.unwrap();
+        }
+    });
+    let m = rt.metrics();
+    let samples: u64 = (0..m.schedule_latency_histogram_num_buckets())
+        .map(|b| m.schedule_latency_histogram_bucket_count(0, b))
+        .sum();
+    println!(
+        "schedule latency, 5 tasks polled twice each: hooks saw Some {}, None {}; histogram buckets {}, samples {}",
+        some.load(SeqCst),
+        none.load(SeqCst),
+        m.schedule_latency_histogram_num_buckets(),
+        samples
+    );
+}
+
 fn main() {
     task_builder();
     hooks();
     unhandled_panic();
     handle_ids_and_local_runtime();
     metrics();
+    schedule_latency();
 }
