@@ -42,7 +42,8 @@ pub fn serve(kind: ServerKind, column: Column, flavour: Flavour) {
     writeln!(stdout, "PORT {port}").expect("stdout");
     stdout.flush().expect("stdout");
     // The bench asks for the runtime's counters with a `COUNTERS` line on
-    // stdin; end of stdin ends the process.
+    // stdin (`DUMP`: all of them, on one line); end of stdin ends the
+    // process.
     let handle = runtime.handle().clone();
     std::thread::spawn(move || {
         for line in std::io::BufRead::lines(std::io::stdin().lock()) {
@@ -57,6 +58,12 @@ pub fn serve(kind: ServerKind, column: Column, flavour: Flavour) {
                     Some(n) => writeln!(stdout, "COUNTERS cross={n}"),
                     None => writeln!(stdout, "COUNTERS none"),
                 };
+                let _ = stdout.flush();
+            } else if line.trim() == "DUMP" {
+                // Every counter, for a person diagnosing a row by hand
+                // (`--serve` then `DUMP` before and after a load).
+                let mut stdout = std::io::stdout().lock();
+                let _ = writeln!(stdout, "DUMP {:?}", super::counters(&handle));
                 let _ = stdout.flush();
             }
         }
