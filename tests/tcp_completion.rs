@@ -7,7 +7,8 @@
 //! sends, a peer reset with sends queued, a stream dropped with sends
 //! queued (its bytes are delivered, then EOF), backpressure against a peer
 //! that never reads (bounded, and the worker's other sockets still
-//! served), and the `try_write`/`into_std`/`shutdown` interactions.
+//! served), the `try_write`/`into_std`/`shutdown` interactions, and the
+//! cooperative budget each write spends.
 
 #[macro_use]
 mod support;
@@ -15,11 +16,12 @@ mod support;
 use std::io::{Read, Write};
 use std::net::TcpStream as StdStream;
 use std::os::fd::AsRawFd;
+use std::task::Poll;
 use std::time::Duration;
 
 use support::completion::{byte, pair, reset, runtimes, set_buf};
 use support::{watchdog, TEST_TIMEOUT};
-use tokiwa::io::{AsyncReadExt, AsyncWriteExt};
+use tokiwa::io::{AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokiwa::net::UnixStream;
 
 /// Reads everything until EOF and checks it is `byte(0..len)`.
@@ -403,6 +405,55 @@ fn write_half_dropped_shuts_down_after_its_queued_bytes() {
                     .await
                     .unwrap_or_else(|_| panic!("{name}: reader failed"));
             });
+        }
+    });
+}
+
+/// Writes spend the task's cooperative budget, as every poll of a tokio
+/// resource does: a task making one-byte writes to a socket with room gets
+/// `Pending` once its budget is spent (tokio's is 128 per poll), and every
+/// byte it wrote arrives once, in order.
+#[test]
+fn writes_spend_the_task_budget() {
+    watchdog(TEST_TIMEOUT, || {
+        const LEN: usize = 1000;
+        for (name, rt) in runtimes("writes_spend_the_task_budget") {
+            let (mut stream, peer) = pair(&rt);
+            let reader = std::thread::spawn(move || read_and_check(peer, LEN, 4096));
+            let readies = rt.block_on(async {
+                tokiwa::spawn(async move {
+                    let mut at = 0;
+                    std::future::poll_fn(|cx| loop {
+                        let byte = [byte(at)];
+                        match std::pin::Pin::new(&mut stream).poll_write(cx, &byte) {
+                            Poll::Ready(Ok(n)) => {
+                                assert_eq!(n, 1);
+                                at += 1;
+                                if at == LEN {
+                                    return Poll::Ready(());
+                                }
+                            }
+                            Poll::Ready(Err(e)) => panic!("write: {e}"),
+                            Poll::Pending => return Poll::Ready(()),
+                        }
+                    })
+                    .await;
+                    let readies = at;
+                    while at < LEN {
+                        stream.write_all(&[byte(at)]).await.unwrap();
+                        at += 1;
+                    }
+                    stream.shutdown().await.unwrap();
+                    readies
+                })
+                .await
+                .unwrap()
+            });
+            reader.join().unwrap();
+            assert!(
+                readies > 0 && readies <= 128,
+                "{name}: {readies} writes in one poll of the task; its budget is 128"
+            );
         }
     });
 }

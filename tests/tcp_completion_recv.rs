@@ -8,7 +8,8 @@
 //! a receive armed (on its worker and elsewhere: the peer sees EOF at
 //! once), `readable()`/`try_read`/`peek` after a receive was armed,
 //! `into_std` after one, and a reader that stops reading (what is received
-//! for it stays bounded, and the worker's other sockets are served).
+//! for it stays bounded, and the worker's other sockets are served), and
+//! the cooperative budget each read of queued bytes spends.
 
 #[macro_use]
 mod support;
@@ -21,7 +22,7 @@ use std::task::Poll;
 
 use support::completion::{byte, pair, reset, runtimes, set_buf};
 use support::{watchdog, TEST_TIMEOUT};
-use tokiwa::io::{AsyncReadExt, AsyncWriteExt};
+use tokiwa::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokiwa::net::TcpStream;
 
 /// Polls a read of `stream` once, which must be `Pending` (nothing was
@@ -383,6 +384,58 @@ fn a_reader_that_stops_reading_bounds_what_is_received_and_others_are_served() {
                 "{name}: {sent} bytes were taken from a peer whose reader stopped reading"
             );
             assert_eq!(total, sent, "{name}: every byte sent is read once resumed");
+        }
+    });
+}
+
+/// Reads of bytes already queued spend the task's cooperative budget, as
+/// every poll of a tokio resource does: a task reading a full queue one
+/// byte at a time gets `Pending` once its budget is spent (tokio's is 128
+/// per poll), and the bytes stay for its next poll.
+#[test]
+fn reads_of_queued_bytes_spend_the_task_budget() {
+    watchdog(TEST_TIMEOUT, || {
+        const LEN: usize = 1000;
+        for (name, rt) in runtimes("reads_of_queued_bytes_spend_the_task_budget") {
+            let (mut stream, mut peer) = pair(&rt);
+            peer.write_all(&[7u8; LEN]).unwrap();
+            let (readies, rest) = rt.block_on(async {
+                tokiwa::spawn(async move {
+                    // The first byte: with completion I/O, this arms the
+                    // receive, which queues what the peer sent.
+                    let mut first = [0u8; 1];
+                    stream.read_exact(&mut first).await.unwrap();
+                    // A new poll, with a whole budget.
+                    tokiwa::task::yield_now().await;
+                    let mut readies = 0;
+                    poll_fn(|cx| loop {
+                        let mut byte = [0u8; 1];
+                        let mut buf = tokiwa::io::ReadBuf::new(&mut byte);
+                        match std::pin::Pin::new(&mut stream).poll_read(cx, &mut buf) {
+                            Poll::Ready(Ok(())) => {
+                                assert_eq!(buf.filled(), [7]);
+                                readies += 1;
+                                if readies == LEN - 1 {
+                                    return Poll::Ready(());
+                                }
+                            }
+                            Poll::Ready(Err(e)) => panic!("read: {e}"),
+                            Poll::Pending => return Poll::Ready(()),
+                        }
+                    })
+                    .await;
+                    let mut rest = vec![0u8; LEN - 1 - readies];
+                    stream.read_exact(&mut rest).await.unwrap();
+                    (readies, rest.len())
+                })
+                .await
+                .unwrap()
+            });
+            assert!(
+                readies > 0 && readies <= 128,
+                "{name}: {readies} reads in one poll of the task; its budget is 128"
+            );
+            assert_eq!(readies + rest, LEN - 1, "{name}: every byte read once");
         }
     });
 }

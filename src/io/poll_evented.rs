@@ -151,9 +151,18 @@ impl<E: AsRawFd> PollEvented<E> {
                 (None, None) => None,
             };
             if let Some(queue) = queue {
+                // A unit of the task's budget, as the readiness path
+                // spends (tokio's fairness: a task reading a full queue
+                // yields once its budget is spent). Given back unless the
+                // queue answered; the readiness path spends its own.
+                let coop = ready!(crate::task::coop::poll_proceed(cx));
                 if let Some(polled) = queue.poll_read(worker.as_ref(), cx, buf) {
+                    if polled.is_ready() {
+                        coop.made_progress();
+                    }
                     return polled;
                 }
+                drop(coop);
                 // Read through readiness (a bulk stream, or no ring): how
                 // much came tells the queue when to go back to receives.
                 let before = buf.filled().len();
@@ -232,7 +241,13 @@ impl<E: AsRawFd> PollEvented<E> {
                 let queue = self
                     .sends
                     .get_or_init(|| SendQueue::new(self.get_ref().as_raw_fd()));
-                return queue.poll_write(&worker, cx, bufs);
+                // A unit of the task's budget, as in `poll_read_stream`.
+                let coop = ready!(crate::task::coop::poll_proceed(cx));
+                let polled = queue.poll_write(&worker, cx, bufs);
+                if polled.is_ready() {
+                    coop.made_progress();
+                }
+                return polled;
             }
             if let Some(queue) = self.sends.get() {
                 ready!(queue.poll_drain(None, cx))?;
