@@ -82,9 +82,11 @@ fn a_task_that_waited_to_run_reports_at_least_that_wait_to_both_poll_hooks() {
         builder.track_task_schedule_latency();
         seen.hooked(&mut builder);
         let rt = builder.build().unwrap();
-        // Nothing drives a current-thread runtime before `block_on`.
-        let spawned = Instant::now();
+        // Nothing drives a current-thread runtime before `block_on`. The
+        // wait is timed from after the spawn returned, so from after the
+        // task's stamp, until before its poll.
         let task = rt.spawn(async {});
+        let spawned = Instant::now();
         *seen.target.lock().unwrap() = Some(task.id());
         spin_past(spawned);
         let waited = spawned.elapsed();
@@ -117,9 +119,10 @@ fn a_task_queued_behind_a_busy_worker_reports_the_time_it_queued() {
             release_rx.recv().unwrap();
         });
         busy_rx.recv().unwrap();
-        // The only worker is inside `blocker`: this task waits in the queue.
-        let spawned = Instant::now();
+        // The only worker is inside `blocker`: this task waits in the
+        // queue (timed from after the spawn, as above).
         let task = rt.spawn(async {});
+        let spawned = Instant::now();
         *seen.target.lock().unwrap() = Some(task.id());
         spin_past(spawned);
         let waited = spawned.elapsed();
