@@ -20,7 +20,7 @@ compile_error!(
 );
 
 use std::collections::HashMap;
-use std::sync::mpsc;
+use std::sync::{mpsc, Mutex};
 use std::time::Duration;
 
 use console_api::field::{Name, Value};
@@ -35,6 +35,14 @@ const DEADLINE: Duration = Duration::from_secs(120);
 const POLLS: u64 = 6;
 /// How many named tasks each driver's run spawns.
 const TASKS: usize = 3;
+
+/// Where the test body is, for the message of a test that runs out of
+/// time: a hang says which step never finished.
+static STAGE: Mutex<String> = Mutex::new(String::new());
+
+fn stage(now: String) {
+    *STAGE.lock().unwrap_or_else(|p| p.into_inner()) = now;
+}
 
 /// What the console listed for one task.
 #[derive(Debug, Default, Clone)]
@@ -65,8 +73,9 @@ fn console_lists_named_tasks_with_poll_times() {
     match done_rx.recv_timeout(DEADLINE) {
         Ok(()) => {}
         Err(mpsc::RecvTimeoutError::Timeout) => {
+            let at = STAGE.lock().unwrap_or_else(|p| p.into_inner()).clone();
             panic!(
-                "no task list with the named tasks, their polls, the lock op and the Sleep resources within {DEADLINE:?}"
+                "no task list with the named tasks, their polls, the lock op and the Sleep resources within {DEADLINE:?}; stuck at: {at}"
             )
         }
         // The body panicked: its message is already printed.
@@ -98,6 +107,7 @@ fn run() {
                 .unwrap();
         });
     });
+    stage("starting the console server".into());
     let addr = addr_rx.recv().unwrap();
 
     // Sleep resources the console listed after the previous driver's run:
@@ -121,6 +131,7 @@ fn run() {
             .map(|i| format!("console-probe-{driver:?}-{i}").to_lowercase())
             .collect();
         let locker = format!("console-probe-{driver:?}-lock").to_lowercase();
+        stage(format!("{driver:?} driver: the probe tasks run"));
         let (listed, lock_op, sleeps) = rt.block_on(check(addr, &names, &locker, sleeps_before));
         sleeps_before = sleeps;
         println!("task list read from the console API, {driver:?} driver:");
@@ -168,10 +179,12 @@ async fn check(
             .spawn(async move { *locked.lock().await += 1 })
             .unwrap(),
     );
-    for handle in handles {
+    for (i, handle) in handles.into_iter().enumerate() {
+        stage(format!("{locker}: awaiting probe task {i}"));
         handle.await.unwrap();
     }
     assert_eq!(*mutex.lock().await, 1);
+    stage(format!("{locker}: connecting to the console server"));
 
     let mut client = InstrumentClient::connect(format!("http://{addr}"))
         .await
@@ -271,6 +284,11 @@ async fn check(
         // resources its polls created: keep reading until both are there.
         let sleeps = resources.values().filter(|t| *t == "Sleep").count();
         let all_sleeps = sleeps >= sleeps_before + names.len() * POLLS as usize;
+        stage(format!(
+            "{locker}: reading updates; listed so far: {found:?}, lock op {}, {sleeps} Sleep resources (want {})",
+            lock_op.is_some(),
+            sleeps_before + names.len() * POLLS as usize
+        ));
         if let (true, true, Some((source, resource, _))) = (complete, all_sleeps, lock_op) {
             for task in &found {
                 assert_eq!(task.kind, "task", "{task:?}");
