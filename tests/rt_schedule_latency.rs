@@ -67,6 +67,16 @@ impl Latencies {
     }
 }
 
+/// A runtime of `builder` that counts schedule latencies in 3 linear
+/// buckets `width` wide.
+fn with_latency_histogram(mut builder: Builder, width: Duration) -> tokiwa::runtime::Runtime {
+    builder
+        .enable_metrics_schedule_latency_histogram()
+        .metrics_schedule_latency_histogram_configuration(HistogramConfiguration::linear(width, 3))
+        .build()
+        .unwrap()
+}
+
 fn histogram_total(m: &RuntimeMetrics) -> u64 {
     (0..m.num_workers())
         .flat_map(|w| (0..m.schedule_latency_histogram_num_buckets()).map(move |b| (w, b)))
@@ -138,41 +148,40 @@ fn a_task_queued_behind_a_busy_worker_reports_the_time_it_queued() {
     }
 }
 
+/// Runs one task on `builder`'s runtime: what the spawn and terminate
+/// hooks saw.
+fn spawn_and_terminate_latencies(mut builder: Builder) -> Vec<Option<Duration>> {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let (s, t) = (seen.clone(), seen.clone());
+    let rt = builder
+        .on_task_spawn(move |m| s.lock().unwrap().push(m.schedule_latency()))
+        .on_task_terminate(move |m| t.lock().unwrap().push(m.schedule_latency()))
+        .build()
+        .unwrap();
+    rt.block_on(rt.spawn(async {})).unwrap();
+    drop(rt);
+    let seen = seen.lock().unwrap().clone();
+    seen
+}
+
 #[test]
 fn untracked_runtimes_and_the_spawn_and_terminate_hooks_report_none() {
     for flavor in flavors() {
         let polls = Arc::new(Mutex::new(Vec::new()));
-        let others = Arc::new(Mutex::new(Vec::new()));
-        let (p, s, t) = (polls.clone(), others.clone(), others.clone());
-        let rt = flavor
-            .builder()
-            .on_before_task_poll(move |m| p.lock().unwrap().push(m.schedule_latency()))
-            .on_task_spawn(move |m| s.lock().unwrap().push(m.schedule_latency()))
-            .on_task_terminate(move |m| t.lock().unwrap().push(m.schedule_latency()))
-            .build()
-            .unwrap();
-        rt.block_on(rt.spawn(async {})).unwrap();
-        drop(rt);
+        let p = polls.clone();
+        let mut untracked = flavor.builder();
+        untracked.on_before_task_poll(move |m| p.lock().unwrap().push(m.schedule_latency()));
+        let others = spawn_and_terminate_latencies(untracked);
         let polls = polls.lock().unwrap();
         assert!(!polls.is_empty(), "{flavor:?}");
         assert!(polls.iter().all(Option::is_none), "{flavor:?}: not tracked");
-        let others = others.lock().unwrap();
         assert_eq!(others.len(), 2, "{flavor:?}: spawn and terminate");
         assert!(others.iter().all(Option::is_none), "{flavor:?}");
 
         // Tracked: still None in the spawn and terminate hooks.
-        let others = Arc::new(Mutex::new(Vec::new()));
-        let (s, t) = (others.clone(), others.clone());
-        let rt = flavor
-            .builder()
-            .track_task_schedule_latency()
-            .on_task_spawn(move |m| s.lock().unwrap().push(m.schedule_latency()))
-            .on_task_terminate(move |m| t.lock().unwrap().push(m.schedule_latency()))
-            .build()
-            .unwrap();
-        rt.block_on(rt.spawn(async {})).unwrap();
-        drop(rt);
-        let others = others.lock().unwrap();
+        let mut tracked = flavor.builder();
+        tracked.track_task_schedule_latency();
+        let others = spawn_and_terminate_latencies(tracked);
         assert_eq!(others.len(), 2, "{flavor:?}");
         assert!(others.iter().all(Option::is_none), "{flavor:?}");
     }
@@ -183,15 +192,7 @@ fn the_histogram_counts_every_run_of_every_task() {
     const TASKS: u64 = 40;
     const YIELDS: u64 = 3;
     for flavor in flavors() {
-        let rt = flavor
-            .builder()
-            .enable_metrics_schedule_latency_histogram()
-            .metrics_schedule_latency_histogram_configuration(HistogramConfiguration::linear(
-                Duration::from_millis(50),
-                3,
-            ))
-            .build()
-            .unwrap();
+        let rt = with_latency_histogram(flavor.builder(), Duration::from_millis(50));
         let m = rt.metrics();
         assert!(m.schedule_latency_histogram_enabled(), "{flavor:?}");
         assert_eq!(m.schedule_latency_histogram_num_buckets(), 3);
@@ -236,16 +237,9 @@ fn the_histogram_is_off_unless_enabled() {
 fn a_lifo_run_is_a_latency_sample_of_its_own_but_not_a_poll_of_its_own() {
     for &driver in DRIVERS {
         let flavor = Flavor::multi_thread(1).on(driver);
-        let rt = flavor
-            .builder()
-            .enable_metrics_schedule_latency_histogram()
-            .enable_metrics_poll_time_histogram()
-            .metrics_schedule_latency_histogram_configuration(HistogramConfiguration::linear(
-                Duration::from_millis(10),
-                3,
-            ))
-            .build()
-            .unwrap();
+        let mut builder = flavor.builder();
+        builder.enable_metrics_poll_time_histogram();
+        let rt = with_latency_histogram(builder, Duration::from_millis(10));
         let m = rt.metrics();
         rt.block_on(async {
             tokiwa::spawn(async {
