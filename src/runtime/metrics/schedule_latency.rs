@@ -15,7 +15,7 @@
 //!   the poll count and the poll-time histogram take the whole LIFO chain
 //!   as one poll (tokio's accounting).
 //!
-//! **The clock** is the runtime's nanosecond clock (`driver::stall`), plus one, so
+//! **The clock** is nanoseconds since a process-wide origin, plus one, so
 //! that 0 means "never stamped". One `u64` per task, present only in a
 //! build with this feature; a runtime that does not track latencies reads
 //! no clock.
@@ -26,7 +26,8 @@
 use super::WorkerMetrics;
 use super::{Histogram, HistogramBuilder, HistogramConfiguration, Layout, RuntimeMetrics};
 use crate::runtime::task::Notified;
-use std::time::Duration;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 /// The builder's settings, and the runtime's (in `Config`).
 #[derive(Clone, Debug, Default)]
@@ -59,10 +60,11 @@ impl ScheduleLatencyBuilder {
     }
 }
 
-/// Now, on the schedule-latency clock (never 0): the runtime's monotonic
-/// nanosecond clock (`driver::stall::now_ns`), plus one.
+/// Now, on the schedule-latency clock (never 0).
 pub(crate) fn now() -> u64 {
-    crate::runtime::driver::stall::now_ns().saturating_add(1)
+    static ORIGIN: OnceLock<Instant> = OnceLock::new();
+    let nanos = ORIGIN.get_or_init(Instant::now).elapsed().as_nanos();
+    u64::try_from(nanos).unwrap_or(u64::MAX - 1) + 1
 }
 
 impl ScheduleLatencyConfig {
