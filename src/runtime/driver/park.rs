@@ -121,8 +121,20 @@ impl Handle {
             });
             return;
         }
+        // On a paused clock the sleep below lasts no time: it jumps to the
+        // next timer unless something woke the runtime (`time/driver.rs`,
+        // `park_paused`). So this last reap must see every event ready
+        // now, as a running worker's does, with none skipped by the
+        // back-off or held by the poll thread's direct wait (tokio polls
+        // its driver without blocking before it advances); otherwise the
+        // clock could jump past a datagram sent before the sleep.
+        let last = if self.clock_is_paused() {
+            Reap::Idle
+        } else {
+            Reap::Parking
+        };
         site.with_core(|| {
-            self.look(index, Reach::AlsoSleeping, Reap::Parking);
+            self.look(index, Reach::AlsoSleeping, last);
         });
         if site.has_local_work() {
             return;
@@ -143,6 +155,16 @@ impl Handle {
         site.with_core(|| {
             self.process_timers(index);
         });
+    }
+
+    /// Whether the runtime's clock is paused (`test-util`), which turns
+    /// a sleep into a jump of the clock.
+    fn clock_is_paused(&self) -> bool {
+        #[cfg(all(feature = "time", feature = "test-util"))]
+        if let Some(time) = self.time_opt() {
+            return time.clock().is_paused();
+        }
+        false
     }
 
     /// The blocking step of worker `index`: sleeps on `parker` until
