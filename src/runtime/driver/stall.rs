@@ -26,20 +26,12 @@
 //! rescue (a non-blocking look at the driver) or one rescue later, and the
 //! readiness itself always comes from the kernel.
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::OnceLock;
-use std::time::Instant;
 
 /// How long an awake worker must show no progress before another serves
 /// its sockets.
 pub(crate) const STALL_AFTER_NS: u64 = 200_000;
 
-/// Nanoseconds since the first call in this process: a monotonic clock
-/// that fits an atomic.
-pub(crate) fn now_ns() -> u64 {
-    static BASE: OnceLock<Instant> = OnceLock::new();
-    let base = *BASE.get_or_init(Instant::now);
-    Instant::now().saturating_duration_since(base).as_nanos() as u64
-}
+pub(crate) use crate::runtime::monotonic::now_ns;
 
 /// One worker's progress, as other workers see it.
 #[derive(Debug, Default)]

@@ -26,8 +26,7 @@
 use super::WorkerMetrics;
 use super::{Histogram, HistogramBuilder, HistogramConfiguration, Layout, RuntimeMetrics};
 use crate::runtime::task::Notified;
-use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The builder's settings, and the runtime's (in `Config`).
 #[derive(Clone, Debug, Default)]
@@ -61,11 +60,7 @@ impl ScheduleLatencyBuilder {
 }
 
 /// Now, on the schedule-latency clock (never 0).
-pub(crate) fn now() -> u64 {
-    static ORIGIN: OnceLock<Instant> = OnceLock::new();
-    let nanos = ORIGIN.get_or_init(Instant::now).elapsed().as_nanos();
-    u64::try_from(nanos).unwrap_or(u64::MAX - 1) + 1
-}
+pub(crate) use crate::runtime::monotonic::now_ns as now;
 
 impl ScheduleLatencyConfig {
     /// A task is being scheduled: stamps it when latencies are tracked.
