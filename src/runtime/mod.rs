@@ -31,7 +31,6 @@ mod handle;
 mod id;
 mod local_runtime;
 pub(crate) mod metrics;
-#[cfg(any(feature = "uring", all(tokio_unstable, feature = "schedule-latency")))]
 pub(crate) mod monotonic;
 pub(crate) mod park;
 #[cfg(tokio_unstable)]

@@ -50,7 +50,7 @@ pub(crate) mod registration;
 pub(crate) mod ring_metrics;
 #[cfg(tokiwa_io_driver)]
 pub(crate) mod scheduled_io;
-#[cfg(feature = "uring")]
+#[cfg(tokiwa_io_driver)]
 pub(crate) mod stall;
 #[cfg(feature = "uring")]
 pub(crate) mod uring;
@@ -566,26 +566,33 @@ impl Handle {
     }
 
     /// Worker `index` ran a task (`tick`: its scheduler's counter), for
-    /// the other workers' stall check (io_uring mode, `stall.rs`).
+    /// the other workers' stall check (`stall.rs`).
     pub(crate) fn note_progress(&self, index: usize, tick: u64) {
         #[cfg(feature = "uring")]
         if let Some(ring) = self.rings().get(index) {
             ring.note_progress(tick);
         }
+        #[cfg(tokiwa_io_driver)]
+        if let Some(reactor) = self.reactors().get(index) {
+            reactor.stall.note_progress(tick);
+        }
         let _ = (index, tick);
     }
 
-    /// io_uring mode: serves the sockets of other workers that stall
-    /// (`stall.rs`, `uring/rescue.rs`): at a busy maintenance one peer
-    /// (round robin over time), at a park every peer. Returns whether
-    /// anything was woken. (In legacy mode any thread can reap an epoll:
-    /// a sleeping worker's is reaped by the others and its poll thread,
-    /// a stuck one's by its poll thread.)
+    /// Serves the sockets of other workers that stall (`stall.rs`): at a
+    /// busy maintenance one peer (round robin over time), at a park every
+    /// peer. In io_uring mode through a `poll(2)` of the stalled ring's
+    /// resources (`uring/rescue.rs`); in legacy mode, where any thread can
+    /// reap an epoll, by reaping the stalled worker's epoll as its poll
+    /// thread's stuck-worker check does, only sooner (200 µs, not 10 ms).
+    /// Returns whether anything was woken.
     fn serve_stalled(&self, index: usize, reach: park::Reach) -> bool {
-        #[cfg(feature = "uring")]
+        #[cfg(tokiwa_io_driver)]
         {
-            let rings = self.rings();
-            let n = rings.len();
+            #[cfg(feature = "uring")]
+            let n = self.rings().len().max(self.reactors().len());
+            #[cfg(not(feature = "uring"))]
+            let n = self.reactors().len();
             if n < 2 {
                 return false;
             }
@@ -599,13 +606,26 @@ impl Handle {
             } else {
                 1..n
             };
-            let (mut fds, mut wakers) = (Vec::new(), Vec::new());
-            for offset in peers {
-                rings[(index + offset) % n].serve_if_stalled(now, &mut fds, &mut wakers);
+            let mut woke = false;
+            #[cfg(feature = "uring")]
+            {
+                let rings = self.rings();
+                let (mut fds, mut wakers) = (Vec::new(), Vec::new());
+                for offset in peers.clone() {
+                    if let Some(ring) = rings.get((index + offset) % n) {
+                        ring.serve_if_stalled(now, &mut fds, &mut wakers);
+                    }
+                }
+                woke |= !wakers.is_empty();
+                for waker in wakers {
+                    waker.wake();
+                }
             }
-            let woke = !wakers.is_empty();
-            for waker in wakers {
-                waker.wake();
+            let reactors = self.reactors();
+            for offset in peers {
+                if let Some(reactor) = reactors.get((index + offset) % n) {
+                    woke |= reactor.serve_if_stalled(now) > 0;
+                }
             }
             return woke;
         }
@@ -614,6 +634,19 @@ impl Handle {
             let _ = (index, reach);
             false
         }
+    }
+
+    /// Whether a worker other than `index` is awake with resources
+    /// registered on its ring or epoll: one that another may have to serve
+    /// if it stalls (`stall.rs`).
+    pub(super) fn has_awake_peer(&self, index: usize) -> bool {
+        #[cfg(tokiwa_io_driver)]
+        if self.reactors().iter().enumerate().any(|(i, reactor)| {
+            i != index && !reactor.worker_is_parked() && reactor.has_resources()
+        }) {
+            return true;
+        }
+        self.has_awake_peer_ring(index)
     }
 
     /// io_uring mode: whether a worker other than `index` is awake with

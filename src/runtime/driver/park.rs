@@ -12,30 +12,29 @@
 //!    what the reap wakes lands on the worker's own queue.
 //! 2. **Re-check** ([`ParkSite::has_local_work`]): work the reap made is
 //!    run at once, without sleeping.
-//! 3. **Yield once** (io_uring mode, while another worker with sockets
-//!    of its own is awake): `sched_yield`, then steps 1 and 2 again.
-//!    Each worker sleeps in its own ring, woken by its own sockets, so
-//!    under load from a process on the same CPUs (a client, a proxy, a
-//!    database) a worker that drained its ring while its peer worked
-//!    slept, and was woken microseconds later by its next request: a
-//!    context switch pair, and on a virtual machine an inter-processor
+//! 3. **Yield once** (while another worker with sockets of its own is
+//!    awake): `sched_yield`, then steps 1 and 2 again. Each worker's
+//!    sockets wake that worker (its own ring, or its own epoll's poll
+//!    thread), so under load from a process on the same CPUs (a client, a
+//!    proxy, a database) a worker that ran out of work while its peer
+//!    worked slept, and was woken microseconds later by its next request:
+//!    a context switch pair, and on a virtual machine an inter-processor
 //!    interrupt, per short gap. Letting the other runnable threads go
-//!    first, it finds that request without sleeping. Measured on 2
-//!    workers with the load on the same 2 CPUs, 4-5 interleaved rounds:
+//!    first, it finds that request without sleeping. Where the CPU is
+//!    otherwise idle the yield returns at once: one syscall and one look
+//!    per sleep while a peer is awake; one connection, whose other worker
+//!    sleeps, does not yield. A yielding worker stays awake, so one kept
+//!    off its CPU by a busy neighbour has its sockets served by a peer
+//!    after 200 µs (`stall.rs`). Measured on 2 workers with the load on
+//!    the same 2 CPUs, 3-5 interleaved rounds, before and after: io_uring
 //!    echo at 16 and 256 connections, 64 B and 16 KiB, context switches
-//!    per round trip 0.15-0.26 before, 0.01-0.05 after, and CPU per round
-//!    trip 16-20% lower; `wrk -c64` 20% less CPU per request, p99 lower;
-//!    one connection, whose other worker sleeps, unchanged. Beside a
-//!    spinning process (`wrk -c64`) requests/s stayed level and CPU per
-//!    request fell 18%. Where the CPU is otherwise idle the yield returns
-//!    at once: one syscall and one look per sleep while a peer is awake.
-//!    A yielding worker stays awake, so one kept off its CPU by a busy
-//!    neighbour has its sockets served by the peer's stall rescue
-//!    (`uring/rescue.rs`, after 200 µs). Legacy mode does not yield: its
-//!    poll thread takes over a stuck worker's sockets only after 10 ms,
-//!    and with the yield the p99 of `redis-benchmark` (2 rounds of 3) and
-//!    of echo beside a spinning process (3 of 4) reached 3-4 ms, against
-//!    0.3-2 ms without.
+//!    per round trip 0.13-0.24 to 0.01-0.05 and CPU per round trip 14-21%
+//!    lower; legacy echo 0.11-0.18 to 0.03-0.09 and 13-17% lower; `wrk
+//!    -c64` 20% less CPU per request on both, p99 lower. Beside a spinning
+//!    process, requests/s stayed level and p99 fell. Legacy mode yields
+//!    only since a stalled worker's epoll is reaped by its peers after
+//!    200 µs: with only its poll thread's 10 ms stuck-worker check, the
+//!    p99 of `redis-benchmark` reached 3-4 ms in 2 rounds of 3.
 //! 4. **Sleep** ([`ParkSite::sleep`]): the scheduler's idle protocol
 //!    (announce to the idle list, re-check the shared queues) calls the
 //!    driver's blocking step, unless it finds work first.
@@ -193,7 +192,7 @@ impl Handle {
     /// own is awake, worker `index` gives its CPU away once. Returns
     /// whether it did.
     fn yield_before_sleep(&self, index: usize) -> bool {
-        if cfg!(feature = "uring") && self.has_awake_peer_ring(index) {
+        if self.has_awake_peer(index) {
             std::thread::yield_now();
             return true;
         }

@@ -1,21 +1,27 @@
-//! Noticing a worker that stalls, so another can serve its sockets
-//! (io_uring mode).
+//! Noticing a worker that stalls, so another can serve its sockets.
 //!
-//! Each worker's sockets are polled by its own ring, which only the owner
-//! can reap. (In legacy mode any thread can reap an epoll: other workers
-//! reap a sleeping worker's, and its poll thread a stuck one's.) A worker
-//! that is awake but does not run (a thread preempted for a scheduler tick
-//! on a machine with more runnable threads than CPUs, or a task stuck in a
-//! long poll) holds its sockets' readiness until it runs
-//! again, where tokio's one shared epoll lets any worker take it. Under
-//! load from another process on the same two CPUs that was the whole tail
-//! of the io_uring driver at 16 connections: p99.9 of one tick (4 ms).
+//! Each worker's sockets wait on its own driver: in io_uring mode its
+//! ring, which only the owner can reap; in legacy mode its epoll, which
+//! its poll thread reaps while the worker sleeps. A worker that is awake
+//! but does not run (a thread preempted for a scheduler tick on a machine
+//! with more runnable threads than CPUs, one that yielded its CPU before
+//! sleeping (`driver/park.rs`, step 3), or a task stuck in a long poll)
+//! holds its sockets' readiness until it runs again, where tokio's one
+//! shared epoll lets any worker take it. Under load from another process
+//! on the same two CPUs that was the whole tail of the io_uring driver at
+//! 16 connections: p99.9 of one tick (4 ms). Legacy mode's poll thread
+//! reaps for a stuck worker too, but only after 10 ms
+//! (`legacy/reactor.rs`, `STUCK_WORKER`), a wait it takes with a timeout
+//! and that costs it a wakeup each time.
 //!
 //! [`StallWatch`] is the evidence: the owner publishes its progress (its
 //! scheduler tick, once per task it runs), and another worker that finds
 //! the same progress twice, [`STALL_AFTER_NS`] or more apart, while the owner
 //! is not asleep (a sleeping owner is woken by the kernel for any event),
-//! claims one rescue of it (`uring/rescue.rs`). A busy owner that keeps
+//! claims one rescue of it: a `poll(2)` of the stalled ring's resources
+//! (`uring/rescue.rs`), or a reap of the stalled worker's epoll, as its
+//! poll thread's stuck-worker check does (`Reactor::serve_if_stalled`).
+//! A busy owner that keeps
 //! running tasks is not stalled, however long it goes between looks at
 //! its driver: serving its sockets from elsewhere
 //! then only moved its tasks back and forth (measured: `wrk` at 64

@@ -102,6 +102,9 @@ pub(crate) struct Reactor {
     pub(crate) ready_count: crate::runtime::driver::io_metrics::ReadyCount,
     /// Its back-off on its own last reap before it sleeps.
     last_reaps: ReapBackoff,
+    /// The owning worker's progress, for the other workers' stall check
+    /// (`driver/stall.rs`).
+    pub(crate) stall: crate::runtime::driver::stall::StallWatch,
 }
 
 struct Registry {
@@ -268,6 +271,7 @@ impl Reactor {
             #[cfg(tokio_unstable)]
             ready_count: Default::default(),
             last_reaps: ReapBackoff::default(),
+            stall: Default::default(),
         });
         let poller = reactor.clone();
         let events = Events::new(per_tick);
@@ -300,6 +304,27 @@ impl Reactor {
     /// the next one (see `PollGate::worker_detached`).
     pub(crate) fn detach_worker(&self) -> io::Result<()> {
         self.gate.worker_detached()
+    }
+
+    /// Whether any resource is registered here (never waits: a taken
+    /// lock answers yes).
+    pub(crate) fn has_resources(&self) -> bool {
+        self.registry
+            .try_lock()
+            .map_or(true, |registry| !registry.slots.is_empty())
+    }
+
+    /// Called by another worker at `now` (`stall::now_ns`): if the owning
+    /// worker is awake and stalled (`driver/stall.rs`), reaps its epoll as
+    /// the poll thread's stuck-worker check does, and wakes what is ready
+    /// (onto the caller's queue: the caller lends its core). Returns how
+    /// many events were seen. The sockets stay in this epoll: their next
+    /// events are the owner's again, or the next rescue's.
+    pub(crate) fn serve_if_stalled(&self, now: u64) -> usize {
+        if self.worker_is_parked() || !self.stall.claim_rescue(now) {
+            return 0;
+        }
+        self.reap(false)
     }
 
     /// Whether the runtime shut the reactor down.
