@@ -21,6 +21,11 @@ fn ms(n: u64) -> Duration {
 
 const HOUR: Duration = Duration::from_secs(3600);
 
+/// `builder`'s runtime, with every driver and its clock paused.
+fn paused(builder: &mut Builder) -> tokiwa::runtime::Runtime {
+    builder.enable_all().start_paused(true).build().unwrap()
+}
+
 #[tokiwa::test(start_paused = true)]
 async fn start_paused_freezes_instant_now() {
     let now = Instant::now();
@@ -207,11 +212,7 @@ async fn a_wake_from_another_thread_runs_before_auto_advance() {
 #[test]
 fn paused_runs_are_deterministic() {
     fn run() -> Vec<Duration> {
-        let rt = Builder::new_current_thread()
-            .enable_all()
-            .start_paused(true)
-            .build()
-            .unwrap();
+        let rt = paused(&mut Builder::new_current_thread());
         rt.block_on(async {
             let start = Instant::now();
             let mut x = 0x2545_F491_4F6C_DD1Du64;
@@ -367,12 +368,7 @@ impl PollCompat for std::pin::Pin<&mut time::Sleep> {
 fn ready_io_runs_before_auto_advance() {
     for &driver in support::DRIVERS {
         for round in 0..2_000 {
-            let rt = Builder::new_current_thread()
-                .driver(driver)
-                .enable_all()
-                .start_paused(true)
-                .build()
-                .unwrap();
+            let rt = paused(Builder::new_current_thread().driver(driver));
             rt.block_on(async {
                 let start = Instant::now();
                 let (a, b) = tokiwa::net::UnixDatagram::pair().unwrap();
