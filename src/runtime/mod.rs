@@ -31,6 +31,7 @@ mod handle;
 mod id;
 mod local_runtime;
 pub(crate) mod metrics;
+#[cfg(any(tokiwa_io_driver, all(tokio_unstable, feature = "schedule-latency")))]
 pub(crate) mod monotonic;
 pub(crate) mod park;
 #[cfg(tokio_unstable)]
