@@ -1,6 +1,6 @@
 //! The runtime's own monotonic clock in nanoseconds: small enough for an
 //! atomic, so a worker can publish "when" in one word for others to read.
-//! The stall rescue (`driver/stall.rs`, io_uring mode) and task schedule
+//! The stall rescue (`driver/stall.rs`) and task schedule
 //! latency (`metrics/schedule_latency.rs`, `tokio_unstable`) read it; the
 //! paused clock of `test-util` does not move it (neither is about timers).
 use std::sync::OnceLock;

@@ -589,10 +589,15 @@ impl Handle {
     fn serve_stalled(&self, index: usize, reach: park::Reach) -> bool {
         #[cfg(tokiwa_io_driver)]
         {
+            // One of the two is empty: the rings in io_uring mode, the
+            // reactors in legacy mode.
+            let reactors = self.reactors();
             #[cfg(feature = "uring")]
-            let n = self.rings().len().max(self.reactors().len());
+            let rings = self.rings();
+            #[cfg(feature = "uring")]
+            let n = reactors.len().max(rings.len());
             #[cfg(not(feature = "uring"))]
-            let n = self.reactors().len();
+            let n = reactors.len();
             if n < 2 {
                 return false;
             }
@@ -608,23 +613,22 @@ impl Handle {
             };
             let mut woke = false;
             #[cfg(feature = "uring")]
-            {
-                let rings = self.rings();
-                let (mut fds, mut wakers) = (Vec::new(), Vec::new());
-                for offset in peers.clone() {
-                    if let Some(ring) = rings.get((index + offset) % n) {
-                        ring.serve_if_stalled(now, &mut fds, &mut wakers);
-                    }
+            let (mut fds, mut wakers) = (Vec::new(), Vec::new());
+            for offset in peers {
+                let peer = (index + offset) % n;
+                #[cfg(feature = "uring")]
+                if let Some(ring) = rings.get(peer) {
+                    ring.serve_if_stalled(now, &mut fds, &mut wakers);
                 }
+                if let Some(reactor) = reactors.get(peer) {
+                    woke |= reactor.serve_if_stalled(now) > 0;
+                }
+            }
+            #[cfg(feature = "uring")]
+            {
                 woke |= !wakers.is_empty();
                 for waker in wakers {
                     waker.wake();
-                }
-            }
-            let reactors = self.reactors();
-            for offset in peers {
-                if let Some(reactor) = reactors.get((index + offset) % n) {
-                    woke |= reactor.serve_if_stalled(now) > 0;
                 }
             }
             return woke;

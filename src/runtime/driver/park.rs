@@ -188,9 +188,8 @@ impl Handle {
         });
     }
 
-    /// Step 3: in io_uring mode, while another worker with sockets of its
-    /// own is awake, worker `index` gives its CPU away once. Returns
-    /// whether it did.
+    /// Step 3: while another worker with sockets of its own is awake,
+    /// worker `index` gives its CPU away once. Returns whether it did.
     fn yield_before_sleep(&self, index: usize) -> bool {
         if self.has_awake_peer(index) {
             std::thread::yield_now();
