@@ -514,7 +514,7 @@ impl Handle {
     /// (`Reap::Parking`: the last reap before it sleeps). Returns whether
     /// anything was woken.
     fn reap_own(&self, index: usize, reap: park::Reap) -> bool {
-        let busy = reap == park::Reap::Busy;
+        let busy = matches!(reap, park::Reap::Busy | park::Reap::Tick);
         // The modes are exclusive: a worker has a ring or a reactor.
         #[cfg(feature = "uring")]
         if let Some(ring) = self.ring(index) {
@@ -522,8 +522,10 @@ impl Handle {
         }
         #[cfg(tokiwa_io_driver)]
         if let Some(reactor) = self.reactors().get(index) {
-            if reap == park::Reap::Parking {
-                return reactor.reap_before_park() > 0;
+            match reap {
+                park::Reap::Parking => return reactor.reap_before_park() > 0,
+                park::Reap::Tick => return reactor.reap(true) > 0,
+                park::Reap::Busy | park::Reap::Idle => {}
             }
             return reactor.reap_running(busy) > 0;
         }

@@ -94,6 +94,11 @@ pub(crate) enum Reach {
 pub(super) enum Reap {
     /// A busy worker's: at most the busy limit of events.
     Busy,
+    /// A busy worker's periodic one ([`Handle::tick`]): as `Busy`, but
+    /// in legacy mode without waiting for the poll thread to hand over
+    /// what a direct wait of its took (`legacy/poll_gate.rs`,
+    /// `hand_over`).
+    Tick,
     /// An idle worker's, outside a park (a spinner's).
     Idle,
     /// The last one before the worker sleeps, which legacy mode may skip
@@ -242,6 +247,24 @@ impl Handle {
             Reach::AlsoSleeping => Reap::Idle,
         };
         self.look(index, reach, reap)
+    }
+
+    /// A busy worker's periodic look (every `event_interval` tasks) when
+    /// no task of its yielded: [`Handle::maintain`] with [`Reach::Own`],
+    /// except that in legacy mode events its poll thread's direct wait
+    /// took come as mail to a later reap instead of being waited for.
+    ///
+    /// Waiting for them is what `yield_now` needs (the yielded tasks run
+    /// after every event ready before the reap), and costs a kick of the
+    /// poll thread out of its wait and a sleep until it answers: an
+    /// eventfd write and read, a futex pair, two context switches and an
+    /// `epoll_wait`. A periodic look has no yielded task to order: it is
+    /// there so that a worker busy with tasks still reaps its epoll, and
+    /// the poll thread posts what it takes at once. On one connection,
+    /// where the poll thread waits directly almost always, that hand-over
+    /// came with one round trip in thirty.
+    pub(crate) fn tick(&self, index: usize) -> bool {
+        self.look(index, Reach::Own, Reap::Tick)
     }
 
     /// [`Handle::maintain`], with the worker's own reap of kind `reap`.

@@ -349,8 +349,15 @@ impl Context {
     /// checks for shutdown, publishes statistics.
     fn maintenance(&self, core: Box<Core>) -> Box<Core> {
         let index = core.index;
+        // Tasks that yielded run after every event ready now; a periodic
+        // look has nothing to order (`driver::Handle::tick`).
+        let yielded = !core.yielded.is_empty();
         let mut core = self.with_core_in_context(core, || {
-            self.handle.driver.maintain(index, Reach::Own);
+            if yielded {
+                self.handle.driver.maintain(index, Reach::Own);
+            } else {
+                self.handle.driver.tick(index);
+            }
         });
         core.queue_yielded(&self.handle);
         core.publish_stats(&self.handle);
