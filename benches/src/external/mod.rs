@@ -50,6 +50,7 @@ pub mod limit;
 pub mod loadgen;
 pub mod redis;
 mod report;
+mod steal;
 mod tools;
 
 use std::io::{BufRead, BufReader, Write};
@@ -164,6 +165,9 @@ pub struct Sample {
     /// Whether this was the counting round (`perf` attached: only its
     /// counters are reported, not its CPU, rate or latency).
     pub counted: bool,
+    /// The share of the machine's CPU time the hypervisor took during the
+    /// run, in percent (`steal.rs`).
+    pub steal_pct: Option<f64>,
 }
 
 /// How much a mode runs.
@@ -298,6 +302,9 @@ pub struct RowResult {
     pub samples: Vec<(Column, Vec<Sample>)>,
     /// The floor servers' samples (echo rows only; `limit/`).
     pub limits: Vec<(limit::Limit, Vec<Sample>)>,
+    /// Runs made again because the hypervisor took too much CPU during
+    /// them (`steal.rs`).
+    pub reruns: usize,
     /// Why the row did not run, if it did not.
     pub skipped: Option<String>,
 }
@@ -489,17 +496,32 @@ pub fn run(plan: &Plan, selected: &impl Fn(&str) -> bool) {
                 _ => Vec::new(),
             },
             skipped: tools::missing(load).err(),
+            reruns: 0,
+        };
+        // A run, made again while the hypervisor took more than
+        // `steal::RERUN_ABOVE_PCT` of the CPU during it.
+        let mut reruns = 0;
+        let mut measured = |serving: Serving, name: &str| {
+            let mut tries = 0;
+            loop {
+                let sample = timed_by_watchdog(
+                    || format!("{key} on {name}"),
+                    || round(load, flavour, serving, plan.window, false),
+                );
+                let stolen = matches!(&sample, Ok(s) if s.steal_pct.is_some_and(|p| p > steal::RERUN_ABOVE_PCT));
+                if !stolen || tries == steal::RERUNS {
+                    return sample;
+                }
+                tries += 1;
+                reruns += 1;
+            }
         };
         if result.skipped.is_none() {
             'rounds: for _ in 0..plan.rounds {
                 for k in 0..cols.len() {
                     let i = (k + rotation) % cols.len();
                     let column = cols[i];
-                    let sample = timed_by_watchdog(
-                        || format!("{key} on {}", column.label()),
-                        || round(load, flavour, Serving::Column(column), plan.window, false),
-                    );
-                    match sample {
+                    match measured(Serving::Column(column), column.label()) {
                         Ok(s) => result.samples[i].1.push(s),
                         Err(e) => {
                             result.skipped = Some(format!("{}: {e}", column.label()));
@@ -510,16 +532,13 @@ pub fn run(plan: &Plan, selected: &impl Fn(&str) -> bool) {
                 // The floor servers, in the same round; one that cannot run
                 // here (no io_uring) just has no samples.
                 for (limit, samples) in &mut result.limits {
-                    let sample = timed_by_watchdog(
-                        || format!("{key} on {}", limit.label()),
-                        || round(load, flavour, Serving::Limit(*limit), plan.window, false),
-                    );
-                    if let Ok(s) = sample {
+                    if let Ok(s) = measured(Serving::Limit(*limit), limit.label()) {
                         samples.push(s);
                     }
                 }
                 rotation += 1;
             }
+            result.reruns = reruns;
             // One short round more per server, to count its syscalls.
             if result.skipped.is_none() && tools::can_count_syscalls() {
                 let count = |serving: Serving, name: &str| {

@@ -31,6 +31,7 @@ fn summary(all: &[Sample]) -> Option<Sample> {
         switches: of(|s| s.switches),
         syscalls: median(all.iter().filter_map(|s| s.syscalls).collect()),
         counted: false,
+        steal_pct: of(|s| s.steal_pct),
     })
 }
 
@@ -199,10 +200,14 @@ pub fn print(_plan: &super::Plan) {
          cross = io_uring waits for readiness that another worker's ring reaps, per request; \
          sys, cs = the server's syscalls (perf stat) and context switches per request; \
          epoll1t, uring1t = hand-written one-thread echo servers (the floor). \
-         CPU in full mode: the mean ratio over paired rounds +- its 95% interval"
+         CPU in full mode: the mean ratio over paired rounds +- its 95% interval. \
+         steal = the share of the machine's CPU the hypervisor took during the runs (median); \
+         a run above {:.0}% is made again, at most {} times",
+        super::steal::RERUN_ABOVE_PCT,
+        super::steal::RERUNS
     );
     out(&format!(
-        "{:<28} {:<7} {:>10} {:>8} {:>8} {:>9} {:>9} {:>6} {:>6} {:>7}   {}",
+        "{:<28} {:<7} {:>10} {:>8} {:>8} {:>9} {:>9} {:>6} {:>6} {:>7} {:>6}   {}",
         "row",
         "column",
         "req/s",
@@ -213,6 +218,7 @@ pub fn print(_plan: &super::Plan) {
         "sys/r",
         "cs/r",
         "cross/r",
+        "steal",
         "vs tokio: req/s  p99  CPU"
     ));
     let mut checks = Vec::new();
@@ -250,7 +256,7 @@ pub fn print(_plan: &super::Plan) {
                 )
             };
             out(&format!(
-                "{:<28} {:<7} {:>10.0} {:>8} {:>8} {:>9} {:>9} {:>6} {:>6} {:>7}   {vs}",
+                "{:<28} {:<7} {:>10.0} {:>8} {:>8} {:>9} {:>9} {:>6} {:>6} {:>7} {:>6}   {vs}",
                 name,
                 label,
                 s.rate,
@@ -261,6 +267,16 @@ pub fn print(_plan: &super::Plan) {
                 fig(s.syscalls, 2),
                 fig(s.switches, 2),
                 fig(s.cross, 3),
+                s.steal_pct
+                    .map_or_else(|| "-".to_string(), |p| format!("{p:.0}%")),
+            ));
+        }
+        if row.reruns > 0 {
+            out(&format!(
+                "{:<28} ({} run(s) made again: the hypervisor took over {:.0}% of the CPU)",
+                "",
+                row.reruns,
+                super::steal::RERUN_ABOVE_PCT
             ));
         }
         if let Some(why) = &row.skipped {

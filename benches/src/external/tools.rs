@@ -4,6 +4,7 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+use super::steal::CpuTicks;
 use super::{Load, Sample, Server, Snapshot};
 
 /// A measured run, opened right before the load starts: the server's
@@ -12,13 +13,18 @@ use super::{Load, Sample, Server, Snapshot};
 pub struct Window {
     before: Snapshot,
     syscalls: Option<Syscalls>,
+    ticks: Option<CpuTicks>,
 }
 
 impl Window {
     pub fn open(server: &Server) -> Window {
         let before = server.snapshot();
         let syscalls = server.counting.then(|| Syscalls::start(server.child.id()));
-        Window { before, syscalls }
+        Window {
+            before,
+            syscalls,
+            ticks: CpuTicks::now(),
+        }
     }
 
     /// The figures of the run, with the server's snapshot now.
@@ -32,6 +38,10 @@ impl Window {
         let counted = self.syscalls.is_some();
         let syscalls = self.syscalls.and_then(Syscalls::stop);
         let after = server.snapshot();
+        let steal_pct = self
+            .ticks
+            .zip(CpuTicks::now())
+            .and_then(|(a, b)| a.steal_pct(b));
         let before = self.before;
         let requests = requests.max(1.0);
         let per = |n: u64| n as f64 / requests;
@@ -49,6 +59,7 @@ impl Window {
             switches: Some(per(after.switches.saturating_sub(before.switches))),
             syscalls: syscalls.map(per),
             counted,
+            steal_pct,
         }
     }
 }
