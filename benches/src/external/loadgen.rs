@@ -111,6 +111,9 @@ pub fn main(args: &[String]) {
         }
     }
     let mut rtts_ns: Vec<u64> = Vec::with_capacity(1 << 20);
+    // Paced: how late this process sent each message of the window, which
+    // every column's latency includes (the load generator's own wakeups).
+    let late_ns = std::cell::RefCell::new(Vec::<u64>::new());
     let send_due = |conns: &mut [Conn]| {
         let Some(timer) = &timer else {
             return;
@@ -119,6 +122,9 @@ pub fn main(args: &[String]) {
         for (i, conn) in conns.iter_mut().enumerate() {
             if let Some(due) = conn.due.filter(|&due| due <= now) {
                 conn.due = None;
+                if due >= measure_from && due <= end {
+                    late_ns.borrow_mut().push((now - due).as_nanos() as u64);
+                }
                 send(conn, &out, epfd, i);
                 // Latency counts from the schedule, not from the write.
                 conn.started = due;
@@ -175,6 +181,23 @@ pub fn main(args: &[String]) {
         }
     });
     report(rtts_ns, window);
+    if interval.is_some() {
+        let mut late = late_ns.take();
+        late.sort_unstable();
+        let mean = late.iter().map(|&ns| ns as f64).sum::<f64>() / late.len().max(1) as f64;
+        let p = |permille| {
+            if late.is_empty() {
+                0
+            } else {
+                percentile(&late, permille)
+            }
+        };
+        println!(
+            "sent_late_mean_ns={mean:.0} sent_late_p50_ns={} sent_late_p99_ns={}",
+            p(500),
+            p(990)
+        );
+    }
 }
 
 /// Waits on `epfd` until `end`, handing each event's token and bits to

@@ -499,8 +499,12 @@ pub fn run(plan: &Plan, selected: &impl Fn(&str) -> bool) {
             reruns: 0,
         };
         // A run, made again while the hypervisor took more than
-        // `steal::RERUN_ABOVE_PCT` of the CPU during it.
+        // `steal_limit` of the CPU during it.
         let mut reruns = 0;
+        let steal_limit = match load {
+            Load::Paced { .. } => steal::TAIL_RERUN_ABOVE_PCT,
+            _ => steal::RERUN_ABOVE_PCT,
+        };
         let mut measured = |serving: Serving, name: &str| {
             let mut tries = 0;
             loop {
@@ -508,7 +512,8 @@ pub fn run(plan: &Plan, selected: &impl Fn(&str) -> bool) {
                     || format!("{key} on {name}"),
                     || round(load, flavour, serving, plan.window, false),
                 );
-                let stolen = matches!(&sample, Ok(s) if s.steal_pct.is_some_and(|p| p > steal::RERUN_ABOVE_PCT));
+                let stolen =
+                    matches!(&sample, Ok(s) if s.steal_pct.is_some_and(|p| p > steal_limit));
                 if !stolen || tries == steal::RERUNS {
                     return sample;
                 }

@@ -202,8 +202,9 @@ pub fn print(_plan: &super::Plan) {
          epoll1t, uring1t = hand-written one-thread echo servers (the floor). \
          CPU in full mode: the mean ratio over paired rounds +- its 95% interval. \
          steal = the share of the machine's CPU the hypervisor took during the runs (median); \
-         a run above {:.0}% is made again, at most {} times",
+         a run above {:.0}% ({}% on the paced row, read by its tail) is made again, at most {} times",
         super::steal::RERUN_ABOVE_PCT,
+        super::steal::TAIL_RERUN_ABOVE_PCT,
         super::steal::RERUNS
     );
     out(&format!(
@@ -273,10 +274,8 @@ pub fn print(_plan: &super::Plan) {
         }
         if row.reruns > 0 {
             out(&format!(
-                "{:<28} ({} run(s) made again: the hypervisor took over {:.0}% of the CPU)",
-                "",
-                row.reruns,
-                super::steal::RERUN_ABOVE_PCT
+                "{:<28} ({} run(s) made again: the hypervisor took too much of the CPU)",
+                "", row.reruns
             ));
         }
         if let Some(why) = &row.skipped {
