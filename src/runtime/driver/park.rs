@@ -52,9 +52,10 @@
 //! 7. **Timers**: the timers that came due during the sleep fire, with the
 //!    core lent again.
 //!
-//! The schedulers call [`Handle::park`] and [`Handle::maintain`] (a busy
-//! worker's non-blocking look) and nothing else of the wait path; the loom
-//! models of the park protocol (`loom_tests/park.rs`) call this same
+//! The schedulers call [`Handle::park`], [`Handle::maintain`] (a busy
+//! worker's non-blocking look) and [`Handle::tick`] (the same, periodic,
+//! with no yielded task to order), and nothing else of the wait path; the
+//! loom models of the park protocol (`loom_tests/park.rs`) call this same
 //! function.
 use super::Handle;
 use super::Parker;
