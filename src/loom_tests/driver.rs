@@ -194,10 +194,6 @@ enum LastReap {
     Made,
     /// Never (what the back-off does after a run of empty reaps).
     Skipped,
-    /// Skipped while the poll thread waits on the worker's epoll itself
-    /// (`PollGate::waits_directly`, read as `Reactor::reap_before_park`
-    /// reads it).
-    SkippedWhileDirect,
 }
 
 /// The worker's loop: reaps (as `last_reap` says; waiting mail is never
@@ -215,7 +211,6 @@ fn run_worker(
         let skip = match last_reap {
             LastReap::Made => false,
             LastReap::Skipped => true,
-            LastReap::SkippedWhileDirect => gate.waits_directly(),
         };
         let n = if skip && !gate.has_mail() {
             0
@@ -244,9 +239,8 @@ struct Scenario {
     /// tasks it wakes run on that other worker, which wakes nobody.
     other_worker: bool,
     /// Whether the worker skips its last reap before it arms (what its
-    /// back-off does, `legacy/reap_backoff.rs`, and what a direct wait of
-    /// the poll thread makes it do): only the arm's re-check and the poll
-    /// thread see the events then.
+    /// back-off does, `legacy/reap_backoff.rs`): only the arm's re-check
+    /// and the poll thread see the events then.
     last_reap: LastReap,
     /// Another thread unparks the worker once (a task pushed by a peer or
     /// a timer): the worker wakes with its watch still armed, and its next
@@ -358,17 +352,6 @@ fn loom_events_reach_a_worker_that_skips_its_last_reap() {
     sleep_through(Scenario {
         events_after_wake: 1,
         last_reap: LastReap::Skipped,
-        ..Scenario::default()
-    });
-}
-
-/// The same where the worker skips its last reap only while its poll
-/// thread waits on its epoll itself, as production does.
-#[test]
-fn loom_events_reach_a_worker_that_skips_its_last_reap_while_direct() {
-    sleep_through(Scenario {
-        events_after_wake: 1,
-        last_reap: LastReap::SkippedWhileDirect,
         ..Scenario::default()
     });
 }

@@ -504,17 +504,6 @@ impl<W: Watch> PollGate<W> {
         self.worker.load(Ordering::SeqCst) == PARKED
     }
 
-    /// Whether the poll thread waits on the worker's epoll itself, or is
-    /// about to ([`Turn::WaitOnEpoll`]). A hint for the worker's last reap
-    /// before it parks (`reactor.rs`, `reap_before_park`), which such a
-    /// wait makes redundant; the park's handshake does not read it, so
-    /// `Relaxed` suffices: a stale answer costs one `epoll_wait`, or one
-    /// skipped reap, which the back-off skips as well (it loses nothing,
-    /// see there).
-    pub(crate) fn waits_directly(&self) -> bool {
-        self.direct.load(Ordering::Relaxed)
-    }
-
     /// Whether mail may wait, without clearing the flag: a worker about to
     /// sleep reaps then even where its back-off would skip the reap.
     pub(crate) fn has_mail(&self) -> bool {
