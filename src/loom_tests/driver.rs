@@ -186,33 +186,19 @@ fn reap_with_mail(gate: &PollGate<FakeWatch>, watch: &FakeWatch) -> usize {
     n
 }
 
-/// Whether the worker's last reap before it parks happens.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-enum LastReap {
-    /// Always.
-    #[default]
-    Made,
-    /// Never (what the back-off does after a run of empty reaps).
-    Skipped,
-}
-
-/// The worker's loop: reaps (as `last_reap` says; waiting mail is never
-/// skipped, as in `Reactor::reap_before_park`), then sleeps until `total`
-/// events were handled somewhere, as `driver::Handle::park` does.
+/// The worker's loop: reaps (unless `skip_last_reap`, which never skips
+/// waiting mail, as `Reactor::reap_before_park`), then sleeps until
+/// `total` events were handled somewhere, as `driver::Handle::park` does.
 fn run_worker(
     gate: &PollGate<FakeWatch>,
     watch: &FakeWatch,
     handled: &AtomicUsize,
     parker: &mut Parker,
     total: usize,
-    last_reap: LastReap,
+    skip_last_reap: bool,
 ) {
     while handled.load(SeqCst) < total {
-        let skip = match last_reap {
-            LastReap::Made => false,
-            LastReap::Skipped => true,
-        };
-        let n = if skip && !gate.has_mail() {
+        let n = if skip_last_reap && !gate.has_mail() {
             0
         } else {
             reap_with_mail(gate, watch)
@@ -238,10 +224,10 @@ struct Scenario {
     /// possibly between the watch firing and the poll thread's reap; the
     /// tasks it wakes run on that other worker, which wakes nobody.
     other_worker: bool,
-    /// Whether the worker skips its last reap before it arms (what its
-    /// back-off does, `legacy/reap_backoff.rs`): only the arm's re-check
-    /// and the poll thread see the events then.
-    last_reap: LastReap,
+    /// The worker skips its last reap before it arms (what its back-off
+    /// does, `legacy/reap_backoff.rs`): only the arm's re-check and the
+    /// poll thread see the events then.
+    skip_last_reap: bool,
     /// Another thread unparks the worker once (a task pushed by a peer or
     /// a timer): the worker wakes with its watch still armed, and its next
     /// park leaves it armed (`PollGate::armed`).
@@ -270,7 +256,7 @@ fn sleep_through_with(scenario: Scenario, expect_sleep: bool) {
         let Scenario {
             events_after_wake,
             other_worker,
-            last_reap,
+            skip_last_reap,
             nudge,
         } = scenario;
         let watch = FakeWatch::new();
@@ -293,7 +279,7 @@ fn sleep_through_with(scenario: Scenario, expect_sleep: bool) {
         let worker = {
             let (gate, watch, handled) = (gate.clone(), watch.clone(), handled.clone());
             thread::spawn(move || {
-                run_worker(&gate, &watch, &handled, &mut parker, total, last_reap);
+                run_worker(&gate, &watch, &handled, &mut parker, total, skip_last_reap);
             })
         };
         let other = other_worker.then(|| {
@@ -351,7 +337,7 @@ fn loom_events_reach_a_sleeper_whose_epoll_another_worker_reaped() {
 fn loom_events_reach_a_worker_that_skips_its_last_reap() {
     sleep_through(Scenario {
         events_after_wake: 1,
-        last_reap: LastReap::Skipped,
+        skip_last_reap: true,
         ..Scenario::default()
     });
 }
@@ -364,7 +350,7 @@ fn loom_events_reach_a_worker_that_skips_its_last_reap() {
 #[test]
 fn loom_events_reach_a_worker_woken_by_another_thread() {
     sleep_through(Scenario {
-        last_reap: LastReap::Skipped,
+        skip_last_reap: true,
         nudge: true,
         ..Scenario::default()
     });
@@ -412,7 +398,7 @@ fn detached_then_driven(driven_before: bool, expect_sleep: bool) {
             let (gate, watch, handled) = (gate.clone(), watch.clone(), handled.clone());
             thread::spawn(move || {
                 gate.worker_awake();
-                run_worker(&gate, &watch, &handled, &mut parker, 1, LastReap::Made);
+                run_worker(&gate, &watch, &handled, &mut parker, 1, false);
             })
         };
         watch.push();
