@@ -656,7 +656,8 @@ impl Handle {
     }
 
     /// io_uring mode: whether a worker other than `index` is awake with
-    /// resources registered on its ring (which may stall; see
+    /// sockets on its ring (registered resources or armed receives,
+    /// `WorkerRing::has_resources`), which may stall (see
     /// `park::PEER_WATCH`). A peer with none has nothing to serve, and an
     /// idle runtime's workers then park once each, as tokio's do.
     fn has_awake_peer_ring(&self, index: usize) -> bool {

@@ -139,3 +139,61 @@ fn stream_dropped_with_its_receive_in_the_kernel_then_data_arrives() {
         });
     }
 }
+
+/// A worker whose sockets are served by armed receives has "sockets of
+/// its own" for the park policy (the yield before a sleep while such a
+/// peer is awake, `park.rs`), though its streams never armed a readiness
+/// poll: made off the workers, they are registered with no ring at all.
+#[test]
+fn armed_receives_count_as_the_rings_resources() {
+    let Some(rt) = uring(2, "armed_receives_count_as_resources") else {
+        return;
+    };
+    let (ours, mut peers) = pairs(4);
+    let streams: Vec<UnixStream> = {
+        let _guard = rt.enter();
+        ours.into_iter()
+            .map(|std| UnixStream::from_std(std).unwrap())
+            .collect()
+    };
+    let rings = rt.handle().inner.driver().rings();
+    assert!(
+        !rings.iter().any(|ring| ring.has_resources()),
+        "streams made off the workers start on no ring"
+    );
+    let (first_tx, first_rx) = std::sync::mpsc::channel();
+    let handles: Vec<_> = streams
+        .into_iter()
+        .map(|mut stream| {
+            let first_tx = first_tx.clone();
+            rt.spawn(async move {
+                let mut byte = [0u8; 1];
+                stream.read_exact(&mut byte).await.unwrap();
+                first_tx.send(()).unwrap();
+                // Armed again, and held until the peer closes.
+                let mut rest = Vec::new();
+                stream.read_to_end(&mut rest).await.unwrap();
+            })
+        })
+        .collect();
+    for peer in &mut peers {
+        peer.write_all(&[7]).unwrap();
+    }
+    for _ in 0..handles.len() {
+        first_rx.recv_timeout(Duration::from_secs(20)).unwrap();
+    }
+    assert!(
+        rings.iter().any(|ring| ring.recvs().in_flight() > 0),
+        "the readers' receives stay armed across messages"
+    );
+    assert!(rings
+        .iter()
+        .filter(|ring| ring.recvs().in_flight() > 0)
+        .all(|ring| ring.has_resources()));
+    drop(peers);
+    rt.block_on(async {
+        for handle in handles {
+            handle.await.unwrap();
+        }
+    });
+}
