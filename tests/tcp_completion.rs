@@ -13,6 +13,7 @@
 #[macro_use]
 mod support;
 
+use std::future::Future;
 use std::io::{Read, Write};
 use std::net::TcpStream as StdStream;
 use std::os::fd::AsRawFd;
@@ -454,6 +455,49 @@ fn writes_spend_the_task_budget() {
                 readies > 0 && readies <= 128,
                 "{name}: {readies} writes in one poll of the task; its budget is 128"
             );
+        }
+    });
+}
+
+/// A stream's first writes go straight to the socket, as in readiness
+/// mode (`send.rs`, `DIRECT_WRITES`): a server that answers one request
+/// and closes does not wait for a send completion before its flush. Its
+/// later writes are queued and go out with the worker's next submit, so a
+/// flush right after one of them waits for that submit. Either way the
+/// peer gets every byte, in order.
+#[test]
+fn first_writes_are_sent_at_once_later_ones_with_the_turn() {
+    watchdog(TEST_TIMEOUT, || {
+        for (name, rt) in runtimes("first_writes_are_sent_at_once") {
+            let (mut stream, peer) = pair(&rt);
+            let uring = name.starts_with("Uring");
+            let label = name.to_string();
+            let reader = std::thread::spawn(move || read_and_check(peer, 4 * 100, 4096));
+            rt.block_on(async {
+                tokiwa::spawn(async move {
+                    let mut flushed_at_once = Vec::new();
+                    for k in 0..4 {
+                        let chunk: Vec<u8> = (k * 100..(k + 1) * 100).map(byte).collect();
+                        stream.write_all(&chunk).await.unwrap();
+                        let mut flush = std::pin::pin!(stream.flush());
+                        let first =
+                            std::future::poll_fn(|cx| Poll::Ready(flush.as_mut().poll(cx))).await;
+                        flushed_at_once.push(first.is_ready());
+                        flush.await.unwrap();
+                    }
+                    if uring {
+                        assert_eq!(flushed_at_once, [true, true, false, false], "{label}");
+                    } else {
+                        assert_eq!(flushed_at_once, [true; 4], "{label}");
+                    }
+                    stream.shutdown().await.unwrap();
+                })
+                .await
+                .unwrap();
+            });
+            reader
+                .join()
+                .unwrap_or_else(|_| panic!("{name}: reader failed"));
         }
     });
 }

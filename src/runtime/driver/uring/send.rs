@@ -25,7 +25,13 @@
 //! a fixed amount, and from about 8 KiB the copy loses (the same threshold
 //! as the receives', `recv.rs`; at 16 KiB the copy was 5% of an echo
 //! server's samples). Nothing queued means nothing it could overtake. A
-//! socket that is full (`EAGAIN`) queues the write as usual.
+//! socket that is full (`EAGAIN`) queues the write as usual. A stream's
+//! first [`DIRECT_WRITES`] writes are sent on the spot the same way,
+//! whatever their size: batching pays off over a connection's life, and a
+//! connection that answers once and closes would otherwise wait for a
+//! send completion before its flush and shutdown (`wrk` with
+//! `Connection: close` at 16 connections: task polls per request 3.0 to
+//! 1.8, completions 4.0 to 2.6, CPU per request 8% lower).
 //!
 //! **Errors.** A send that fails (`EPIPE`, `ECONNRESET`) drops what is
 //! queued behind it and records the error; the next `poll_write`,
@@ -73,6 +79,14 @@ const TAG_MASK: u64 = 0b111 << 61;
 
 /// Bytes one socket may have accepted and not yet sent.
 pub(crate) const MAX_QUEUED: usize = 256 * 1024;
+
+/// A stream's first writes go straight to the socket (one `sendmsg(2)`
+/// each, when nothing is queued), as in readiness mode: a connection that
+/// answers one request and closes (`Connection: close`, a health check)
+/// then waits for no send completion before its flush and shutdown, and
+/// its task runs once less. A long-lived stream batches from its third
+/// write on.
+const DIRECT_WRITES: u8 = 2;
 
 /// A spare buffer above this capacity is freed rather than kept (a burst
 /// of large writes does not pin its memory for the socket's lifetime).
@@ -125,6 +139,9 @@ struct Inner {
     owned: Option<OwnedFd>,
     /// A dropped write half's `shutdown(SHUT_WR)`, made when it drains.
     shutdown_when_idle: bool,
+    /// Writes left that go straight to the socket when nothing is queued
+    /// (see [`DIRECT_WRITES`]).
+    direct_writes: u8,
 }
 
 impl Inner {
@@ -170,6 +187,7 @@ impl SendQueue {
                 waker: None,
                 owned: None,
                 shutdown_when_idle: false,
+                direct_writes: DIRECT_WRITES,
             }),
         })
     }
@@ -195,7 +213,9 @@ impl SendQueue {
         if total == 0 {
             return Poll::Ready(Ok(0));
         }
-        if total >= BULK_BYTES && inner.is_idle() {
+        let direct = total >= BULK_BYTES || inner.direct_writes > 0;
+        if direct && inner.is_idle() {
+            inner.direct_writes = inner.direct_writes.saturating_sub(1);
             // Under the lock: no other write can queue in between.
             match send_directly(inner.fd, bufs) {
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
