@@ -370,6 +370,11 @@ pub fn tables() -> Vec<Table> {
                         Kind::Other,
                         |s| s.switches,
                     ),
+                    // Beside the figures, so a reader of the JSON or the
+                    // page can tell a noisy run from a regression.
+                    fig("hypervisor steal during the runs", "%", Kind::Other, |s| {
+                        s.steal_pct
+                    }),
                 ],
             );
             r.percentiles = cols
