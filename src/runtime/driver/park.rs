@@ -35,6 +35,18 @@
 //!    only since a stalled worker's epoll is reaped by its peers after
 //!    200 µs: with only its poll thread's 10 ms stuck-worker check, the
 //!    p99 of `redis-benchmark` reached 3-4 ms in 2 rounds of 3.
+//!
+//!    *Its price.* The Linux scheduler (EEVDF, 6.6+) moves a yielding
+//!    thread's virtual deadline one time slice later, so a worker that
+//!    yields often loses to the threads it wakes. Under `wrk -c64` (two
+//!    client threads, so four busy threads on two CPUs) the io_uring
+//!    workers were preempted on the way back from `writev` (the response
+//!    wakes a `wrk` thread) 16,533 times in 3 s with the yield and 4,685
+//!    without it (tokio: 4,225). CPU per request was within the noise
+//!    either way (7.70 against 7.35 µs, 4 interleaved rounds). 67% of
+//!    those yields were followed by work. Echo at 16 × 64 B without the
+//!    yield cost 15-37% more CPU per round trip (3 rounds; 0.25-0.30 context
+//!    switches per round trip against 0.01-0.02), so the yield stays.
 //! 4. **Sleep** ([`ParkSite::sleep`]): the scheduler's idle protocol
 //!    (announce to the idle list, re-check the shared queues) calls the
 //!    driver's blocking step, unless it finds work first.
