@@ -45,8 +45,9 @@
 //!    without it (tokio: 4,225). CPU per request was within the noise
 //!    either way (7.70 against 7.35 µs, 4 interleaved rounds). 67% of
 //!    those yields were followed by work. Echo at 16 × 64 B without the
-//!    yield cost 15-37% more CPU per round trip (3 rounds; 0.25-0.30 context
-//!    switches per round trip against 0.01-0.02), so the yield stays.
+//!    yield cost 15-37% more CPU per round trip (3 rounds; 0.25-0.30
+//!    context switches per round trip against 0.01-0.02), so the yield
+//!    stays.
 //! 4. **Sleep** ([`ParkSite::sleep`]): the scheduler's idle protocol
 //!    (announce to the idle list, re-check the shared queues) calls the
 //!    driver's blocking step, unless it finds work first.
