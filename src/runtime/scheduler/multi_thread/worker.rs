@@ -603,7 +603,14 @@ impl Core {
         let start = self.rand.next_n(n as u32) as usize;
         for k in 0..n {
             let i = (start + k) % n;
-            if i == self.index {
+            // A victim seen empty is skipped before the steal, which pins
+            // crossbeam's epoch before it looks (two thread-local lookups
+            // and a fence, and now and then a collection: 0.3% of a
+            // one-connection server's samples, whose peer is always
+            // empty). `is_empty` reads the same two indices around the
+            // same SeqCst fence, so it finds empty exactly where the steal
+            // would.
+            if i == self.index || shared.remotes[i].steal.is_empty() {
                 continue;
             }
             // Take half of the victim's queue (crossbeam's default batch is
