@@ -37,8 +37,10 @@
 //!    p99 of `redis-benchmark` reached 3-4 ms in 2 rounds of 3.
 //!
 //!    *Its price.* The Linux scheduler (EEVDF, 6.6+) moves a yielding
-//!    thread's virtual deadline one time slice later, so a worker that
-//!    yields often loses to the threads it wakes. Under `wrk -c64` (two
+//!    thread's virtual deadline one time slice later, and since 6.17 a
+//!    yielder that is eligible also gives up the rest of its slice (its
+//!    virtual runtime jumps to that deadline), so a worker that yields
+//!    often loses to the threads it wakes. Under `wrk -c64` (two
 //!    client threads, so four busy threads on two CPUs) the io_uring
 //!    workers were preempted on the way back from `writev` (the response
 //!    wakes a `wrk` thread) 16,533 times in 3 s with the yield and 4,685
@@ -47,7 +49,12 @@
 //!    those yields were followed by work. Echo at 16 × 64 B without the
 //!    yield cost 15-37% more CPU per round trip (3 rounds; 0.25-0.30
 //!    context switches per round trip against 0.01-0.02), so the yield
-//!    stays.
+//!    stays. Under `wrk` with `Connection: close` at 16 connections the
+//!    io_uring server is bimodal: in 2 rounds of 5, p99 was 4.3 ms
+//!    against 1.1-1.8 ms, parks per request 0.76-0.86 against 0.15-0.29,
+//!    and the main thread's sleeps in its accept loop rose five-fold.
+//!    With the yield turned off all 6 rounds sat between the two states
+//!    (p99 2.3-3.4 ms), at the same mean CPU per request.
 //! 4. **Sleep** ([`ParkSite::sleep`]): the scheduler's idle protocol
 //!    (announce to the idle list, re-check the shared queues) calls the
 //!    driver's blocking step, unless it finds work first.
