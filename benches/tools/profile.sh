@@ -80,7 +80,7 @@ if [ -z "${BIN:-}" ]; then
   BIN=${CARGO_TARGET_DIR:-target}/release/tokiwa-benches
 fi
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$work"' EXIT
 hz=$(getconf CLK_TCK)
 flavour=${FLAVOUR:-multi}
 case $flavour in multi) flavour_name="multi-thread (2 workers)";; current) flavour_name=current-thread;; *) usage;; esac
@@ -92,8 +92,10 @@ load() {
   case $row in
     echo-* | paced-*) "$BIN" --loadgen-echo "127.0.0.1:$2" "$conns" "$msg" 0 $(($1 * 1000)) ${rate:+"$rate"} |
               sed -n 's/.*trips=\([0-9]*\).*/\1/p';;
+    # redis-benchmark runs a set count; it is reported only if the run
+    # finished (-q prints its rate then).
     redis-*) redis-benchmark -h 127.0.0.1 -p "$2" -c "$conns" -P "$pipeline" -n $(($1 * per_s)) \
-               -t get -q >/dev/null 2>&1; echo $(($1 * per_s));;
+               -t get -q 2>&1 | grep -q 'requests per second' && echo $(($1 * per_s));;
     wrk-close-*) wrk -t"$wrk_threads" -c"$conns" -d"$1"s -H "Connection: close" "http://127.0.0.1:$2/" |
                    awk '/requests in/{print $1}';;
     wrk-*) wrk -t"$wrk_threads" -c"$conns" -d"$1"s "http://127.0.0.1:$2/" | awk '/requests in/{print $1}';;
@@ -141,11 +143,13 @@ for col in "${columns[@]}"; do
   exec 7>"$work/in"
   for _ in $(seq 200); do grep -q PORT "$work/out.$col" && break; sleep 0.05; done
   port=$(sed -n 's/^PORT //p' "$work/out.$col")
+  [ -n "$port" ] || { echo "$col: the server printed no port" >&2; exit 1; }
   load 1 "$port" >/dev/null
   t0=$(cpu_ticks "$spid"); threads "$spid" >"$work/thr0.$col"
   perf record -q -e cpu-clock -F 1999 -p "$spid" -o "$work/perf.$col" 2>/dev/null &
   ppid=$!
-  requests=$(load "$secs" "$port")
+  requests=$(load "$secs" "$port" || true)
+  [ "${requests:-0}" -gt 0 ] || { echo "$col: the load made no requests" >&2; exit 1; }
   kill -INT "$ppid"; wait "$ppid" || true
   t1=$(cpu_ticks "$spid"); threads "$spid" >"$work/thr1.$col"
   exec 7>&-; wait "$spid" || true

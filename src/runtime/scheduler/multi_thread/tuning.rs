@@ -109,7 +109,7 @@ impl Tuning {
     fn observe(&mut self, n: u64, elapsed: Duration) {
         let batch_mean = elapsed.as_nanos() as f64 / n as f64;
         // `powi` is a few multiplications where `powf` is a libm call
-        // (0.6% of a one-connection server's samples, with a batch per
+        // (up to 0.6% of a one-connection server's samples, with a batch per
         // round trip). Past `POWI_CAP` polls the weight is 1 to within an
         // f64's precision, so capping the exponent changes nothing.
         let weight = 1.0 - (1.0 - ALPHA).powi(n.min(POWI_CAP) as i32);
